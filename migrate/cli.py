@@ -1,0 +1,149 @@
+"""The `tf-migrate` command line.
+
+Exit codes: `diff` 0 nothing would change, 1 something would change; `apply` 0 every needed change was
+written, 1 some file failed or was refused; every command 2 on a usage or internal error. Diffs and
+machine output go to stdout; findings, progress and summaries to stderr.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from migrate import __version__
+from migrate.config import ConfigError, load_config
+from migrate.diffs import colorize, file_diff
+from migrate.discovery import discover
+from migrate.findings import FileResult
+from migrate.harness.command import verify
+from migrate.pipeline import migrate_files
+from migrate.report import Report, render_file_findings, render_summary, write_report
+from migrate.runner import DEFAULT_MAX_BYTES, Options
+from migrate.tree import TreeError, write_results_in_place, write_tree
+
+EXIT_CLEAN, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
+
+
+def _codes(_ctx, _param, values) -> tuple[str, ...]:
+    """--select/--ignore take comma-separated code prefixes, repeatable; config gives a list."""
+    if isinstance(values, str):
+        values = (values,)
+    return tuple(code.strip().upper() for value in values or () for code in value.split(",") if code.strip())
+
+
+def common_options(command):
+    options = [
+        click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True)),
+        click.option("--report", "report_path", type=click.Path(dir_okay=False),
+                     help="Also write a report: .json or .md by suffix."),
+        click.option("-j", "--jobs", type=click.IntRange(1), default=1, show_default=True,
+                     help="Worker processes."),
+        click.option("--select", multiple=True, callback=_codes, help="Only these transform codes (prefixes)."),
+        click.option("--ignore", multiple=True, callback=_codes, help="Skip these transform codes (prefixes)."),
+        click.option("--exclude", multiple=True, help="Glob patterns of files or folders to leave out."),
+        click.option("--unsafe", is_flag=True, help="Also run transforms marked unsafe."),
+        click.option("--max-bytes", type=click.IntRange(1), default=DEFAULT_MAX_BYTES, show_default=True,
+                     help="Skip files larger than this."),
+        click.option("-q", "--quiet", is_flag=True, help="Only the summary on stderr, no per-file findings."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tf-migrate")
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Migrate TensorFlow 1.x code to idiomatic TensorFlow 2, and prove it computes the same thing."""
+    try:
+        config = load_config(Path.cwd())
+    except ConfigError as error:
+        raise click.UsageError(f"bad configuration: {error}") from error
+    ctx.default_map = {"diff": config, "apply": config}
+
+
+def _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs) -> list[FileResult]:
+    files = discover(tuple(paths), tuple(exclude))
+    options = Options(select=select, ignore=ignore, unsafe=unsafe, max_bytes=max_bytes)
+    return list(migrate_files(files, options, jobs))
+
+
+def _finish(command: str, results: list[FileResult], report_path: str | None, quiet: bool) -> Report:
+    report = Report(command, tuple(results))
+    if not quiet:
+        for result in results:
+            for line in render_file_findings(result):
+                click.echo(line, err=True)
+    click.echo(render_summary(report), err=True)
+    if report_path:
+        write_report(report, report_path)
+        click.echo(f"tf-migrate: report written to {report_path}", err=True)
+    return report
+
+
+@cli.command()
+@common_options
+@click.option("--color/--no-color", default=None, help="Color the diff (default: when stdout is a terminal).")
+def diff(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, quiet, color) -> None:
+    """Show what would change, as unified diffs on stdout. Writes nothing."""
+    results = _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs)
+    use_color = sys.stdout.isatty() if color is None else color
+    for result in results:
+        if result.status == "changed":
+            text = file_diff(result)
+            click.echo(colorize(text) if use_color else text, nl=False)
+    _finish("diff", results, report_path, quiet)
+    sys.exit(EXIT_CHANGES if any(r.status == "changed" for r in results) else EXIT_CLEAN)
+
+
+@cli.command()
+@common_options
+@click.option("--out", "out_dir", type=click.Path(file_okay=False),
+              help="Write the migrated tree into this folder instead of in place.")
+@click.option("--force", is_flag=True, help="Write in place even over uncommitted changes; allow a non-empty --out.")
+def apply(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, quiet, out_dir, force) -> None:
+    """Write the migration: in place, or into --out DIR."""
+    results = _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs)
+    try:
+        if out_dir:
+            results = write_tree(tuple(paths), results, Path(out_dir), force, tuple(exclude))
+        else:
+            results = write_results_in_place(results, force)
+    except TreeError as error:
+        raise click.UsageError(str(error)) from error
+    _finish("apply", results, report_path, quiet)
+    sys.exit(EXIT_CHANGES if any(r.status == "failed" for r in results) else EXIT_CLEAN)
+
+
+@cli.command("list")
+def list_transforms() -> None:
+    """List every transform with its code, fix safety and description."""
+    from transforms import all_transforms
+
+    for transform in all_transforms():
+        info = transform.summary()
+        click.echo(f"{info['code']}  {info['safety']:<6}  {info['name']:<32}  {info['description']}")
+
+
+cli.add_command(verify)
+
+
+def main() -> None:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(EXIT_ERROR)
+    except click.Abort:
+        sys.exit(EXIT_ERROR)
+    except SystemExit:
+        raise
+    except Exception as error:  # an internal error must still exit 2, not 1 (which means "changes")
+        click.echo(f"tf-migrate: internal error: {type(error).__name__}: {error}", err=True)
+        sys.exit(EXIT_ERROR)

@@ -1,0 +1,54 @@
+"""Classify how far a file is from TF2: tf2 (no TF1-only API left), compat (runs on tf.compat.v1),
+tf1 (TF1-only API that current TensorFlow no longer has), or none (no TensorFlow at all)."""
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, QualifiedNameProvider
+
+from migrate.findings import Level
+from transforms.qualnames import canonical_tf_name
+from transforms.tables import symbol_table
+
+
+def classify(module: cst.Module) -> Level:
+    """The level of a parsed module, judged from the qualified names it uses."""
+    collector = _QualifiedNameCollector()
+    MetadataWrapper(module, unsafe_skip_copy=True).visit(collector)
+    raw_names = collector.names
+    tf_raw = {name for name in raw_names if canonical_tf_name(name) is not None}
+    if not tf_raw:
+        return "none"
+    if any(_is_tf1_only(name) for name in tf_raw):
+        return "tf1"
+    if any(name.startswith("tensorflow.compat.v1") for name in tf_raw):
+        return "compat"
+    return "tf2"
+
+
+class _QualifiedNameCollector(cst.CSTVisitor):
+    METADATA_DEPENDENCIES = (QualifiedNameProvider,)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+
+    def _collect(self, node: cst.CSTNode) -> None:
+        self.names.update(q.name for q in self.get_metadata(QualifiedNameProvider, node, set()))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._collect(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._collect(node)
+
+
+def _is_tf1_only(raw_name: str) -> bool:
+    """A TF1-only symbol reached other than through tf.compat.v1 (which still has it)."""
+    if raw_name.startswith("tensorflow.compat.v1"):
+        return False
+    canonical = canonical_tf_name(raw_name)
+    if canonical is None:
+        return False
+    if canonical.startswith("tf.contrib") and not raw_name.startswith("tf_slim"):
+        return True
+    return symbol_table().is_removed_in_v2(canonical)

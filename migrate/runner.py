@@ -1,0 +1,124 @@
+"""Migrate one file: a pure function of (path, options) that returns a FileResult and never raises.
+
+Every rewrite is checked before it is offered: the output must parse, and migrating it again must
+change nothing. A file that fails either check is reported as failed and left untouched.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import traceback
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from migrate.findings import FileResult, Finding
+from migrate.levels import classify
+from migrate.sourcefile import SourceError, decode_python, describe_parse_error
+from transforms import selected_transforms
+from transforms.base import FINDINGS_KEY, RUN_SITES_KEY, TransformContext
+from transforms.qualnames import mentions_tensorflow
+
+DEFAULT_MAX_BYTES = 5_000_000
+
+
+@dataclass(frozen=True)
+class Options:
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    unsafe: bool = False
+    max_bytes: int = DEFAULT_MAX_BYTES
+    # Free-form settings for individual transforms (e.g. {"mixed_precision": "auto"}).
+    settings: tuple[tuple[str, str], ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class CodeOutcome:
+    module: cst.Module
+    findings: tuple[Finding, ...]
+    run_sites: tuple[tuple[int, str], ...]
+
+
+def transform_module(module: cst.Module, options: Options, filename: str = "<string>") -> CodeOutcome:
+    """Run every selected transform over a parsed module. Exceptions propagate to the caller."""
+    context = TransformContext(filename=filename, scratch={"settings": dict(options.settings)})
+    for transform_class in selected_transforms(options.select, options.ignore, options.unsafe):
+        module = transform_class(context).transform_module(module)
+    findings = tuple(context.scratch.get(FINDINGS_KEY, ()))
+    run_sites = tuple(context.scratch.get(RUN_SITES_KEY, ()))
+    return CodeOutcome(module, findings, run_sites)
+
+
+def migrate_code(source: str, options: Options = Options(), filename: str = "<string>") -> CodeOutcome:
+    """Migrate Python source text. Raises libcst.ParserSyntaxError on unparsable input."""
+    return transform_module(cst.parse_module(source), options, filename)
+
+
+def check_rewrite(new_code: str, options: Options, filename: str) -> str | None:
+    """Why a rewritten module must not be written, or None when it is sound."""
+    try:
+        again = migrate_code(new_code, options, filename).module.code
+    except cst.ParserSyntaxError as error:
+        return f"rewrite produced code that does not parse ({error.message}); left untouched"
+    if again != new_code:
+        return "rewrite is not stable (a second run changes it again); left untouched"
+    return None
+
+
+def migrate_text(path: str, text: str, options: Options) -> FileResult:
+    """Migrate decoded Python text; the shared core of .py files and notebook cells."""
+    if not mentions_tensorflow(text):
+        return FileResult(path, "skipped", reason="does not use TensorFlow")
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        return FileResult(path, "skipped", "tf1", describe_parse_error(text, error))
+    outcome = transform_module(module, options, path)
+    new_code = outcome.module.code
+    if new_code == text:
+        return FileResult(path, "unchanged", classify(module), findings=outcome.findings)
+    problem = check_rewrite(new_code, options, path)
+    if problem:
+        return FileResult(path, "failed", classify(module), problem, outcome.findings)
+    return FileResult(path, "changed", classify(outcome.module), findings=outcome.findings,
+                      old_source=text, new_source=new_code, run_sites=outcome.run_sites)
+
+
+def migrate_path(path: str, options: Options = Options()) -> FileResult:
+    """Migrate one file on disk without writing it. Never raises."""
+    try:
+        problem = _unreadable_reason(path, options.max_bytes)
+        if problem:
+            return FileResult(path, "skipped", reason=problem)
+        with open(path, "rb") as handle:
+            data = handle.read()
+        if path.endswith(".ipynb"):
+            from migrate.notebook import migrate_notebook
+            return migrate_notebook(path, data, options)
+        decoded = decode_python(data)
+        result = migrate_text(path, decoded.text, options)
+        if result.status == "changed":
+            new_bytes = decoded.encode(result.new_source)
+            return _with_bytes(result, new_bytes)
+        return result
+    except SourceError as error:
+        return FileResult(path, "skipped", reason=str(error))
+    except Exception as error:  # one bad file never stops a run
+        detail = traceback.format_exception_only(type(error), error)[-1].strip()
+        return FileResult(path, "failed", reason=f"internal error: {detail}; file left untouched")
+
+
+def _with_bytes(result: FileResult, new_bytes: bytes) -> FileResult:
+    from dataclasses import replace
+    return replace(result, new_bytes=new_bytes)
+
+
+def _unreadable_reason(path: str, max_bytes: int) -> str | None:
+    if os.path.islink(path):
+        return "symbolic link: not followed, left untouched (migrate its target instead)"
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    if info.st_size > max_bytes:
+        return f"file is {info.st_size:,} bytes, over the {max_bytes:,}-byte limit; left untouched"
+    return None

@@ -1,0 +1,116 @@
+"""The base class every tf-migrate transform derives from.
+
+A transform is a libcst `CSTTransformer` with a little metadata (code, description, fix safety,
+phase) and helpers to resolve TensorFlow symbols by qualified name, record findings and add imports.
+It mirrors the surface of libcst's `VisitorBasedCodemodCommand` (a `context` with `scratch`,
+`transform_module`, `SkipFile`) without importing `libcst.codemod`, whose import of `libcst.matchers`
+alone costs about half a second of start-up: `tf-migrate diff` on one file must stay well under that.
+Transforms never import TensorFlow either.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
+
+from migrate.findings import Finding, Severity
+from transforms._imports import ImportRequest, add_imports
+from transforms.qualnames import canonical_tf_name, module_aliases
+
+FINDINGS_KEY = "tf_migrate.findings"
+RUN_SITES_KEY = "tf_migrate.run_sites"
+IMPORTS_KEY = "tf_migrate.imports"
+
+Safety = Literal["safe", "unsafe"]
+
+
+@dataclass
+class TransformContext:
+    """State shared by the transforms that run over one file."""
+
+    filename: str = "<string>"
+    scratch: dict[str, Any] = field(default_factory=dict)
+
+
+class SkipFile(Exception):
+    """Raised by a transform to leave the whole file as it is (the message says why)."""
+
+
+class TFTransform(cst.CSTTransformer):
+    """Base for all transforms. Subclasses set the class attributes below and override visitors."""
+
+    #: Unique code, `TFM` + three digits; the hundreds digit is the family (see transforms/README.md).
+    CODE: ClassVar[str] = ""
+    #: One line, shown by `tf-migrate list`.
+    DESCRIPTION: ClassVar[str] = ""
+    #: "safe": never changes behaviour. "unsafe": may change behaviour in corner cases; off unless selected.
+    SAFETY: ClassVar[Safety] = "safe"
+    #: Transforms run in ascending phase: structural rewrites (10-49) before renames (50+).
+    PHASE: ClassVar[int] = 50
+
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider)
+
+    def __init__(self, context: TransformContext) -> None:
+        super().__init__()
+        self.context = context
+        context.scratch.setdefault(FINDINGS_KEY, [])
+
+    def transform_module(self, module: cst.Module) -> cst.Module:
+        """Run this transform over `module` (and add the imports it asked for)."""
+        self.context.scratch[IMPORTS_KEY] = []
+        wrapper = MetadataWrapper(module)
+        self._module, self._aliases = wrapper.module, None
+        try:
+            result = wrapper.visit(self)
+        except SkipFile:
+            return module
+        requests = self.context.scratch.pop(IMPORTS_KEY)
+        return add_imports(result, requests) if requests else result
+
+    # -- symbol resolution -------------------------------------------------------------------------
+
+    def tf_names(self, node: cst.CSTNode) -> set[str]:
+        """Canonical `tf.`-names that `node` may refer to (empty if none is TensorFlow's), following
+        module-level aliases such as `flags = tf.app.flags` or `relu = tf.nn.relu`."""
+        qualified = self.get_metadata(QualifiedNameProvider, node, set())
+        names = {canonical_tf_name(q.name) or self._through_alias(q.name) for q in qualified}
+        return {name for name in names if name}
+
+    def _through_alias(self, qualified_name: str) -> str | None:
+        if self._aliases is None:
+            self._aliases = module_aliases(self._module, self._canonical_of)
+        head, _, rest = qualified_name.partition(".")
+        target = self._aliases.get(head)
+        return None if target is None else (f"{target}.{rest}" if rest else target)
+
+    def _canonical_of(self, node: cst.CSTNode) -> str | None:
+        names = {canonical_tf_name(q.name) for q in self.get_metadata(QualifiedNameProvider, node, set())}
+        names.discard(None)
+        return next(iter(names)) if len(names) == 1 else None
+
+    def tf_name(self, node: cst.CSTNode) -> str | None:
+        """The single canonical TF name of `node`, or None when it has none or is ambiguous."""
+        names = self.tf_names(node)
+        return next(iter(names)) if len(names) == 1 else None
+
+    # -- findings and imports ----------------------------------------------------------------------
+
+    def report(self, node: cst.CSTNode, message: str, *, fixed: bool,
+               severity: Severity = "info", code: str | None = None) -> None:
+        """Record a finding at `node`'s position in the module this transform is visiting."""
+        position = self.get_metadata(PositionProvider, node, None)
+        line, col = (position.start.line, position.start.column + 1) if position else (0, 0)
+        finding = Finding(code or self.CODE, line, col, severity, message, fixed)
+        self.context.scratch[FINDINGS_KEY].append(finding)
+
+    def add_import(self, module: str, name: str | None = None, asname: str | None = None) -> None:
+        """Ask for `import module [as asname]` or `from module import name [as asname]` once the
+        transform is done (nothing is added when the file already has it)."""
+        self.context.scratch[IMPORTS_KEY].append(ImportRequest(module, name, asname))
+
+    @classmethod
+    def summary(cls) -> dict[str, str]:
+        return {"code": cls.CODE, "name": cls.__module__.rsplit(".", 1)[-1],
+                "description": cls.DESCRIPTION, "safety": cls.SAFETY}

@@ -1,0 +1,66 @@
+"""Canonical names for TensorFlow symbols, whatever spelling a file imports them by.
+
+libcst's QualifiedNameProvider resolves `tf.nn.relu` under `import tensorflow as tf` to
+`tensorflow.nn.relu`, under `import tensorflow.compat.v1 as tf` to `tensorflow.compat.v1.nn.relu`, and
+under `from tensorflow.contrib import slim` `slim.conv2d` to `tensorflow.contrib.slim.conv2d`. We fold
+all of these onto one canonical TF1 spelling, `tf.<path>`, so that tables need one key per symbol.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+import libcst as cst
+
+_ROOTS: tuple[tuple[str, str], ...] = (
+    ("tensorflow.compat.v1", "tf"),
+    ("tf_slim", "tf.contrib.slim"),
+    ("tensorflow", "tf"),
+)
+
+
+def canonical_tf_name(qualified_name: str) -> str | None:
+    """Return the canonical `tf.`-spelling of a qualified name, or None if it is not TensorFlow's."""
+    if qualified_name.startswith("tensorflow.compat.v2"):
+        return None  # already TF2 by the user's own choice
+    for root, replacement in _ROOTS:
+        if qualified_name == root:
+            return replacement
+        if qualified_name.startswith(root + "."):
+            return replacement + qualified_name[len(root):]
+    return None
+
+
+def mentions_tensorflow(source: str) -> bool:
+    """Cheap pre-parse filter: files that never name TensorFlow are skipped without parsing."""
+    return "tensorflow" in source or "tf_slim" in source
+
+
+def module_aliases(module: cst.Module, canonical_of: Callable[[cst.CSTNode], str | None]) -> dict[str, str]:
+    """Module-level names bound exactly once, by a plain assignment of a TensorFlow symbol
+    (`relu = tf.nn.relu`, `flags = tf.app.flags`), mapped to that symbol's canonical name."""
+    counts: Counter[str] = Counter()
+    candidates: dict[str, str] = {}
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            for target, value in _assignments(small):
+                counts[target] += 1
+                canonical = canonical_of(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+                if canonical:
+                    candidates[target] = canonical
+    return {name: target for name, target in candidates.items() if counts[name] == 1}
+
+
+def _assignments(small: cst.BaseSmallStatement):
+    if isinstance(small, cst.Assign):
+        for target in small.targets:
+            if isinstance(target.target, cst.Name):
+                yield target.target.value, small.value
+    elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value:
+        yield small.target.value, small.value
+    elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+        for alias in small.names:
+            if alias.asname and isinstance(alias.asname.name, cst.Name):
+                yield alias.asname.name.value, None
