@@ -11,10 +11,11 @@ import traceback
 from dataclasses import dataclass, field
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper
 
 from migrate.findings import FileResult, Finding
 from migrate.levels import classify
-from migrate.sourcefile import SourceError, decode_python, describe_parse_error
+from migrate.sourcefile import SourceError, decode_python, describe_parse_error, syntax_problem
 from transforms import selected_transforms
 from transforms.base import FINDINGS_KEY, RUN_SITES_KEY, TransformContext
 from transforms.qualnames import mentions_tensorflow
@@ -40,10 +41,22 @@ class CodeOutcome:
 
 
 def transform_module(module: cst.Module, options: Options, filename: str = "<string>") -> CodeOutcome:
-    """Run every selected transform over a parsed module. Exceptions propagate to the caller."""
+    """Run every selected transform over a parsed module. Exceptions propagate to the caller.
+
+    Metadata (scopes, qualified names) is most of the cost, so one MetadataWrapper serves every
+    transform until one of them changes the code; transforms whose triggers do not occur in the
+    source are not run at all."""
     context = TransformContext(filename=filename, scratch={"settings": dict(options.settings)})
+    source = code = module.code
+    wrapper = MetadataWrapper(module)
     for transform_class in selected_transforms(options.select, options.ignore, options.unsafe):
-        module = transform_class(context).transform_module(module)
+        if not transform_class.applies_to(source):
+            continue
+        result = transform_class(context).transform_wrapper(wrapper)
+        new_code = result.code
+        if new_code != code:
+            code, wrapper = new_code, MetadataWrapper(result)
+    module = wrapper.module
     findings = tuple(context.scratch.get(FINDINGS_KEY, ()))
     run_sites = tuple(context.scratch.get(RUN_SITES_KEY, ()))
     return CodeOutcome(module, findings, run_sites)
@@ -69,6 +82,9 @@ def migrate_text(path: str, text: str, options: Options) -> FileResult:
     """Migrate decoded Python text; the shared core of .py files and notebook cells."""
     if not mentions_tensorflow(text):
         return FileResult(path, "skipped", reason="does not use TensorFlow")
+    problem = syntax_problem(text, path)
+    if problem:
+        return FileResult(path, "skipped", "tf1", problem)
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:

@@ -1,6 +1,7 @@
 """Reading Python source safely: encodings (PEP 263 cookies, BOMs) and clear parse-error reasons."""
 from __future__ import annotations
 
+import ast
 import codecs
 import io
 import re
@@ -58,10 +59,24 @@ _PY2_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+def syntax_problem(text: str, filename: str) -> str | None:
+    """Why `text` is not valid Python for this interpreter, or None. libcst's parser accepts a few
+    things CPython rejects (e.g. Python 2's `except X, e:`), so CPython's own parser has the last word."""
+    try:
+        compile(text, filename, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as error:
+        return describe_syntax_error(text, error.lineno or 1, error.offset or 1, error.msg)
+    return None
+
+
 def describe_parse_error(text: str, error: cst.ParserSyntaxError) -> str:
+    message = error.message.splitlines()[0] if error.message else "invalid syntax"
+    return describe_syntax_error(text, error.raw_line, error.raw_column + 1, message)
+
+
+def describe_syntax_error(text: str, line_no: int, column: int, message: str) -> str:
     """A per-file reason for a file that does not parse, naming Python 2 syntax when that is why."""
     lines = text.splitlines()
-    line_no = error.raw_line
     candidates = [line_no] + [n for n in range(1, len(lines) + 1) if n != line_no]
     for number in candidates:
         if 1 <= number <= len(lines):
@@ -69,8 +84,7 @@ def describe_parse_error(text: str, error: cst.ParserSyntaxError) -> str:
             if kind:
                 return (f"Python 2 syntax ({kind}) at line {number}: convert it to Python 3 first "
                         "(e.g. with 2to3 or pyupgrade); left untouched")
-    message = error.message.splitlines()[0] if error.message else "invalid syntax"
-    return f"syntax error at line {line_no}, column {error.raw_column + 1}: {message}; left untouched"
+    return f"syntax error at line {line_no}, column {column}: {message}; left untouched"
 
 
 def _python2_construct(line: str) -> str | None:

@@ -57,15 +57,26 @@ class TFTransform(cst.CSTTransformer):
         self.context = context
         context.scratch.setdefault(FINDINGS_KEY, [])
 
+    #: Cheap pre-check: when set, the transform runs only on files whose text contains one of these.
+    TRIGGERS: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def applies_to(cls, source: str) -> bool:
+        return not cls.TRIGGERS or any(trigger in source for trigger in cls.TRIGGERS)
+
     def transform_module(self, module: cst.Module) -> cst.Module:
         """Run this transform over `module` (and add the imports it asked for)."""
+        return self.transform_wrapper(MetadataWrapper(module))
+
+    def transform_wrapper(self, wrapper: MetadataWrapper) -> cst.Module:
+        """Run this transform over `wrapper.module`, reusing metadata the wrapper already resolved
+        (the runner shares one wrapper across transforms until one of them changes the code)."""
         self.context.scratch[IMPORTS_KEY] = []
-        wrapper = MetadataWrapper(module)
         self._module, self._aliases = wrapper.module, None
         try:
             result = wrapper.visit(self)
         except SkipFile:
-            return module
+            return wrapper.module
         requests = self.context.scratch.pop(IMPORTS_KEY)
         return add_imports(result, requests) if requests else result
 

@@ -23,6 +23,9 @@ class SymbolTable:
     #: tf.contrib symbol -> the TF2 symbol TF's converter names as its replacement (never applied
     #: automatically: contrib is not in TF2 and the replacements differ).
     contrib: dict[str, str] = field(default_factory=dict)
+    #: v1 function kept on compat.v1 -> keywords only its TF2 namesake takes: a call passing one of
+    #: them (`tf.summary.scalar("loss", x, step=s)`) is TF2 code already and keeps its name.
+    tf2_keywords: dict[str, list[str]] = field(default_factory=dict)
 
     def v2_name(self, canonical: str) -> str | None:
         return self.renames.get(canonical)
@@ -58,6 +61,9 @@ class FunctionSpec:
     added_arguments: dict[str, str] = field(default_factory=dict)
     reorder: tuple[str | None, ...] | None = None
     rewrite: str | None = None
+    #: A class (tf.Variable, tf.data.Dataset, ...): only constructor calls are checked; other uses
+    #: (isinstance, static methods) are left alone.
+    is_class: bool = False
 
     @classmethod
     def from_json(cls, name: str, data: dict) -> "FunctionSpec":
@@ -68,11 +74,7 @@ class FunctionSpec:
                    dropped=data.get("dropped", {}), conditions=data.get("conditions", {}),
                    added_arguments=data.get("added_arguments", {}),
                    reorder=tuple(reorder) if reorder is not None else None,
-                   rewrite=data.get("rewrite"))
-
-    @property
-    def is_class(self) -> bool:
-        return self.name.rsplit(".", 1)[-1][:1].isupper()
+                   rewrite=data.get("rewrite"), is_class=data.get("is_class", False))
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,8 @@ def _load(name: str) -> dict:
 def symbol_table() -> SymbolTable:
     data = _load("symbols.json")
     return SymbolTable(data.get("tf_version", ""), data.get("renames", {}),
-                       tuple(data.get("legacy_keras_modules", ())), data.get("contrib", {}))
+                       tuple(data.get("legacy_keras_modules", ())), data.get("contrib", {}),
+                       data.get("tf2_keywords", {}))
 
 
 @lru_cache(maxsize=1)

@@ -26,6 +26,7 @@ class UseAbslFlagsAndLogging(TFTransform):
     CODE = "TFM401"
     DESCRIPTION = "tf.app.flags / tf.flags / tf.app.run / tf.logging -> absl.flags / absl.app / absl.logging"
     PHASE = 40
+    TRIGGERS = ("flags", "logging", "app")
 
     def visit_Module(self, node: cst.Module) -> None:
         taken = _top_level_bindings(node)

@@ -1,0 +1,153 @@
+"""Turning two finished side runs into a program report: pairing, comparison, timing, verdict."""
+from __future__ import annotations
+
+from migrate.harness.compare import compare_site
+from migrate.harness.launcher import SideRun
+from migrate.harness.pairing import pair_sites
+from migrate.harness.programs import Prepared, Program
+from migrate.harness.records import merge_sites
+from migrate.harness.randomness import advisory_from, find_taint
+from migrate.harness.result_lines import compare_results, parse_results
+from migrate.harness.timing import side_timing, speedup
+from migrate.harness.tolerance import Tolerance
+
+
+def empty_report(program: Program) -> dict:
+    return {"name": program.name, "legacy_path": program.legacy, "migrated_path": program.migrated,
+            "migrated_by": "user" if program.migrated else "tf-migrate", "migration": None,
+            "verdict": None, "reason": "", "sides": {}, "sites": [], "unpaired_migrated": [],
+            "results": [], "alignment": None, "randomness": None, "timing": None, "notes": []}
+
+
+def stop(report: dict, verdict: str, reason: str) -> dict:
+    report["verdict"], report["reason"] = verdict, reason
+    return report
+
+
+def failure_verdict(run: SideRun) -> str:
+    """A side that could not start or found no GPU is the harness's problem, not the program's."""
+    return "error" if run.status in ("harness-error", "no-device") else "failed"
+
+
+def failure_reason(side: str, run: SideRun) -> str:
+    """One line: which side stopped and its error's last line (the full text is in the side summary)."""
+    lines = [line.strip() for line in (run.error or "").splitlines() if line.strip()]
+    return f"{side} program {run.status}: {lines[-1] if lines else 'no error message'}"
+
+
+def side_summary(run: SideRun) -> dict:
+    result = run.data.result if run.data else {}
+    return {"status": run.status, "exit_code": run.exit_code, "error": run.error,
+            "seconds": round(run.seconds, 3), "runtime": result.get("runtime"),
+            "peak_host_mb": result.get("peak_host_mb") or run.observed_peak_mb or None,
+            "gpu": result.get("gpu"), "versions": result.get("versions"),
+            "stderr_tail": run.stderr_tail if run.status != "ok" else ""}
+
+
+def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: SideRun,
+                 tolerance: Tolerance) -> dict:
+    """Fill in comparisons, alignment, randomness and timing, then the verdict."""
+    legacy_sites = {key: site for key, site in legacy.data.sites.items() if key.startswith("line:")}
+    migrated_sites = migrated.data.sites
+    pairs = pair_sites(legacy_sites, migrated_sites, prepared.site_map, prepared.lines)
+    taint = find_taint(legacy_sites, legacy.data.result.get("capture_sequence"))
+    report["randomness"] = taint.to_dict()
+    for members in _by_counterpart(pairs):
+        site = merge_sites([legacy_sites[pair.legacy_key] for pair in members])
+        key = members[0].migrated_key
+        counterpart = migrated_sites.get(key) if key else None
+        how = members[0].how + (" (several legacy sites, one function)" if len(members) > 1 else "")
+        compared = compare_site(site, counterpart, how, tolerance, advisory_from(site, taint))
+        if key and counterpart is None:
+            compared.notes.append(f"the migrated program never called {key.partition(':')[2]}")
+        report["sites"].append(compared.to_dict())
+    paired = {pair.migrated_key for pair in pairs}
+    report["unpaired_migrated"] = sorted(key for key in migrated_sites if key not in paired)
+    printed_at = legacy.data.result.get("result_printed_at") or {}
+
+    def after_taint(key: str) -> bool:
+        return taint.taint_sequence is not None and printed_at.get(key, float("inf")) > taint.taint_sequence
+
+    report["results"] = [item.to_dict() for item in compare_results(
+        parse_results(legacy.stdout), parse_results(migrated.stdout), tolerance, after_taint)]
+    report["alignment"] = _alignment(legacy, migrated)
+    report["timing"] = _timing(pairs, legacy, migrated)
+    return _verdict(report)
+
+
+def _by_counterpart(pairs) -> list[list]:
+    """Pairs grouped by migrated site: legacy sites sharing one function are compared as one stream."""
+    groups = {}
+    for pair in pairs:
+        group = ("migrated", pair.migrated_key) if pair.migrated_key else ("legacy", pair.legacy_key)
+        groups.setdefault(group, []).append(pair)
+    return list(groups.values())
+
+
+def _alignment(legacy: SideRun, migrated: SideRun) -> dict:
+    found = dict(migrated.data.result.get("alignment") or {})
+    found["captured"] = legacy.data.result.get("variables") is not None
+    found["capture_note"] = legacy.data.result.get("capture_note")
+    return found
+
+
+def _timing(pairs, legacy: SideRun, migrated: SideRun) -> dict:
+    """Both sides' timing at the step site (the legacy site called most often) and the speedup."""
+    counterpart = {pair.legacy_key: pair.migrated_key for pair in pairs}
+    legacy_sites = [site for key, site in legacy.data.sites.items() if key.startswith("line:")]
+    step_site = max(legacy_sites, key=lambda site: site.calls, default=None)
+    migrated_site = migrated.data.sites.get(counterpart.get(step_site.key)) if step_site else None
+    legacy_timing = side_timing(step_site, legacy.data.result.get("wall_s"),
+                                legacy.data.result.get("instrumentation_s"))
+    migrated_timing = side_timing(migrated_site, migrated.data.result.get("wall_s"),
+                                  migrated.data.result.get("instrumentation_s"))
+    ratio, basis = speedup(legacy_timing, migrated_timing)
+    return {"legacy": legacy_timing.to_dict(), "migrated": migrated_timing.to_dict(),
+            "speedup": ratio, "speedup_basis": basis}
+
+
+def _verdict(report: dict) -> dict:
+    sites, results = report["sites"], report["results"]
+    _note_alignment(report)
+    mismatched = [site for site in sites if site["status"] == "mismatch"]
+    bad_results = [item for item in results if item["status"] in ("mismatch", "missing")]
+    if mismatched or bad_results:
+        return stop(report, "mismatch", _mismatch_reason(mismatched, bad_results))
+    strict = sum(site["status"] == "match" for site in sites) + sum(item["status"] == "match" for item in results)
+    if not strict:
+        return stop(report, "inconclusive", "nothing could be compared strictly (no paired run site with "
+                                            "values, no RESULT line, or only randomness-affected values)")
+    return stop(report, "equivalent", f"{strict} run sites / RESULT lines agree within tolerance")
+
+
+def _mismatch_reason(mismatched: list, bad_results: list) -> str:
+    if mismatched:
+        first = min(mismatched, key=_divergence_order)
+        divergence = first["first_divergence"] or {}
+        fetch = f"fetch {divergence['name']!s} " if divergence.get("name") else ""
+        problem = f" ({divergence['problem']})" if divergence.get("problem") else ""
+        return (f"line {first['legacy_line']} -> {first['migrated']}: {fetch}diverges at step "
+                f"{divergence.get('step')}{problem} (first divergence in execution order)")
+    item = bad_results[0]
+    return f"RESULT {item['key']}: legacy {item['legacy']!r}, migrated {item['migrated']!r}"
+
+
+def _divergence_order(site: dict) -> tuple:
+    """Sort key: the legacy program's call number of the site's first divergence (execution order)."""
+    divergence = site["first_divergence"] or {}
+    sequence = divergence.get("sequence")
+    return (sequence if sequence is not None else float("inf"), site["legacy_line"] or 0)
+
+
+def _note_alignment(report: dict) -> None:
+    alignment = report["alignment"] or {}
+    if not alignment.get("captured"):
+        report["notes"].append("initial weights were not captured: " + str(alignment.get("capture_note")))
+    for item in alignment.get("unaligned_migrated", []):
+        if item.get("trainable"):
+            report["notes"].append(f"trainable variable {item['migrated']} not aligned: {item['reason']}")
+    for item in alignment.get("unused_legacy", []):
+        if item.get("trainable"):
+            report["notes"].append(f"legacy trainable variable {item['legacy']} has no migrated counterpart")
+    for error in alignment.get("errors", []):
+        report["notes"].append(f"alignment error: {error}")

@@ -1,0 +1,245 @@
+"""Migrated side of `tf-migrate verify`: runs the TF2 program from the legacy initial weights and
+records what its run-site functions return.
+
+    python migrated_side.py CONFIG.json
+
+Plain TensorFlow 2 with its default Keras 3. Two wrappers are installed before the script runs:
+  * `tf.function` returns, for functions defined in the script, a thin proxy that records each
+    top-level (eager) call under the function's name (`fn:train_step`): timing, the first N calls'
+    arguments and returned values, the last call's values. Tensors are kept as they are and converted
+    only at the end, so recording adds no device synchronisation to the timed loop.
+  * a variable creator scope gives each new variable the legacy initial value chosen by
+    `alignment.Matcher` (name, then name suffix, then creation order + shape). Variables of a TF1-style
+    graph that the migration kept get theirs at the first `Session.run`, as on the legacy side.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+import traceback
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [entry for entry in sys.path if os.path.abspath(entry or os.curdir) != _HERE]
+
+
+def _load_sibling(name):
+    """Import a file of this folder by path, without putting the folder on sys.path."""
+    if "_tf_migrate_" + name in sys.modules:
+        return sys.modules["_tf_migrate_" + name]
+    spec = importlib.util.spec_from_file_location("_tf_migrate_" + name, os.path.join(_HERE, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+common = _load_sibling("side_common")
+recording = _load_sibling("recording")
+alignment = _load_sibling("alignment")
+legacy = _load_sibling("legacy_side")
+np = recording.np
+
+
+class WeightLoader:
+    """Loads the legacy initial weights into the migrated program's variables as they are created."""
+
+    def __init__(self, tf, manifest, weights_path):
+        self.tf = tf
+        self.matcher = alignment.Matcher.from_manifest(manifest) if manifest else None
+        self.weights = dict(np.load(weights_path)) if weights_path else {}
+        self.errors = []
+
+    def creator(self, next_creator, **kwargs):
+        variable = next_creator(**kwargs)
+        if self.matcher is not None:
+            try:
+                self.align(variable)
+            except Exception as error:  # alignment must never break the program under test
+                self.errors.append(f"{getattr(variable, 'name', '?')}: {error}")
+        return variable
+
+    def align(self, variable):
+        eager = self.tf.executing_eagerly()
+        graph = self.tf.compat.v1.get_default_graph()
+        if not eager and getattr(graph, "outer_graph", None) is None:
+            return  # a TF1-style graph: its variables are loaded at the first Session.run
+        decision = self.decide(variable)
+        if decision is None or decision.legacy is None:
+            return
+        value = self.value_for(decision.legacy, variable)
+        if eager:
+            variable.assign(value)
+        else:  # created while a tf.function is traced: assign outside the function graph
+            with self.tf.init_scope():
+                variable.assign(value)
+
+    def decide(self, variable):
+        shape = variable.shape
+        if shape.rank is None or not shape.is_fully_defined():
+            self.matcher.unaligned.append({"migrated": variable.name, "shape": None,
+                                           "trainable": bool(variable.trainable),
+                                           "reason": "shape not fully defined: keeps its own initial value"})
+            return None
+        return self.matcher.match(variable.name, tuple(shape.as_list()), bool(variable.trainable))
+
+    def value_for(self, legacy_variable, variable):
+        return self.weights[legacy_variable.key].astype(variable.dtype.as_numpy_dtype)
+
+    def align_session(self, session, variables):
+        """Load matched values into a TF1-style graph's variables (already initialised)."""
+        for variable in variables:
+            decision = self.decide(variable) if self.matcher is not None else None
+            if decision is not None and decision.legacy is not None:
+                variable.load(self.value_for(decision.legacy, variable), session)
+
+    def summary(self):
+        found = self.matcher.summary() if self.matcher is not None else {}
+        found["errors"] = self.errors
+        return found
+
+
+class SessionProbe(legacy.LegacyProbe):
+    """Session.run recording for migrated programs that still use sessions; loads weights instead of
+    saving them."""
+
+    def __init__(self, session_class, script, recorder, loader):
+        super().__init__(session_class, script, recorder, out_dir=None)
+        self.loader = loader
+
+    def take_weights(self, session, variables, values):
+        self.loader.align_session(session, variables)
+        self.variables = []
+
+    def probe_determinism(self, session, site, outputs, args, kwargs):
+        """Only the legacy side probes: a second run here would shift this side's random stream."""
+
+
+class RecordedFunction:
+    """A `tf.function` that records its top-level calls; everything else is the wrapped function's."""
+
+    def __init__(self, compiled, key, probe):
+        self._compiled = compiled
+        self._key = key
+        self._probe = probe
+
+    def __call__(self, *args, **kwargs):
+        if not self._probe.tf.executing_eagerly():  # called while another function is traced
+            return self._compiled(*args, **kwargs)
+        return self._probe.call(self._key, self._compiled, args, kwargs)
+
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        return RecordedFunction(self._compiled.__get__(instance, owner), self._key, self._probe)
+
+    def __getattr__(self, name):
+        return getattr(self._compiled, name)
+
+
+class FunctionProbe:
+    """Replaces `tf.function` so that functions the script defines record their calls."""
+
+    def __init__(self, tf, script, recorder):
+        self.tf = tf
+        self.script = script
+        self.recorder = recorder
+        self.original = tf.function
+
+    def install(self):
+        probe, original = self, self.original
+
+        def function(func=None, *args, **kwargs):
+            if func is None:
+                return lambda inner: function(inner, *args, **kwargs)
+            compiled = original(func, *args, **kwargs)
+            code = getattr(func, "__code__", None)
+            if code is None or code.co_filename != probe.script:
+                return compiled
+            return RecordedFunction(compiled, "fn:" + func.__name__, probe)
+
+        function.__doc__ = original.__doc__
+        self.tf.function = function
+        v2 = getattr(getattr(self.tf, "compat", None), "v2", None)
+        if v2 is not None and getattr(v2, "function", None) is original:
+            v2.function = function  # `import tensorflow.compat.v2 as tf` reaches it there
+
+    def call(self, key, compiled, args, kwargs):
+        began = time.perf_counter()
+        inputs = None
+        if self.recorder.site(key).calls < self.recorder.limit:
+            inputs = [copy_input(leaf) for _, leaf in recording.flatten((list(args), kwargs))]
+        pre = time.perf_counter() - began
+        start = time.perf_counter()
+        outputs = compiled(*args, **kwargs)
+        end = time.perf_counter()
+        self.recorder.record(key, start, end, outputs, inputs, pre=pre)
+        return outputs
+
+
+def copy_input(leaf):
+    """Arguments are compared with the legacy feeds later; copy NumPy buffers the script may reuse."""
+    return np.array(leaf) if isinstance(leaf, np.ndarray) else leaf
+
+
+def make_converters(tf):
+    """(snapshot, convert) for recorded leaves: variables are read at once, tensors at the end."""
+
+    def snapshot(leaf):
+        return leaf.numpy() if isinstance(leaf, tf.Variable) else leaf
+
+    def convert(leaf):
+        if isinstance(leaf, (np.ndarray, np.generic, int, float, bool, complex)):
+            return leaf
+        if hasattr(leaf, "numpy") and isinstance(leaf, (tf.Tensor, tf.Variable)):
+            return leaf.numpy()
+        raise TypeError(f"cannot compare a {type(leaf).__name__}")
+
+    return snapshot, convert
+
+
+def run_with_alignment(tf, loader, config, recorder):
+    """Run the script inside the variable creator scope that aligns the weights."""
+    scope = tf.variable_creator_scope(loader.creator)
+    scope.__enter__()
+    try:
+        return common.run_script(config["script"], config.get("file_as"), recorder)
+    finally:
+        try:
+            scope.__exit__(None, None, None)
+        except Exception:  # the script may have left the graph stack elsewhere; nothing to undo then
+            pass
+
+
+def main(argv):
+    config = common.load_config(argv[1])
+    out_dir = config["out_dir"]
+    result = {"side": "migrated", "status": "harness-error", "error": None, "runtime": "tensorflow 2"}
+    try:
+        import tensorflow as tf
+        if config.get("device") == "gpu" and not common.gpu_info(tf):
+            result["status"], result["error"] = "no-device", "--device gpu, but TensorFlow sees no GPU here"
+            common.write_result(out_dir, result)
+            return 0
+        snapshot, convert = make_converters(tf)
+        recorder = recording.Recorder(config["steps"], convert, snapshot)
+        loader = WeightLoader(tf, config.get("variables"), config.get("weights"))
+        FunctionProbe(tf, config["script"], recorder).install()
+        SessionProbe(tf.compat.v1.Session, config["script"], recorder, loader).install()
+        common.seed_everything(config["seed"])
+        status, error, seconds, _ = run_with_alignment(tf, loader, config, recorder)
+        result.update({
+            "status": status, "error": error, "wall_s": seconds, "sites": recorder.write(out_dir),
+            "alignment": loader.summary(), "instrumentation_s": recorder.overhead,
+            "peak_host_mb": common.peak_host_mb(), "gpu": common.gpu_info(tf),
+            "versions": common.versions(tf, "keras"),
+        })
+    except BaseException:
+        result["error"] = traceback.format_exc()
+    common.write_result(out_dir, result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,76 @@
+"""Which migrated run site answers which legacy one.
+
+The run-site map comes from the migration (`FileResult.run_sites`: legacy `Session.run` line ->
+migrated function name) or, for a hand-migrated program, from a sidecar `<migrated>.sites.json`
+holding the same list: `{"run_sites": [{"line": 33, "function": "train_step"}]}`. Legacy sites the
+map does not cover but whose `Session.run` survived in the migrated file (a compat-level migration)
+are paired through a line diff of the two sources. Nothing is paired by guesswork: a site with no
+counterpart is reported as unpaired.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from dataclasses import dataclass
+
+
+class SiteMapError(Exception):
+    """A run-site map file that cannot be read; the message says why."""
+
+
+@dataclass(frozen=True)
+class SitePair:
+    legacy_key: str
+    migrated_key: str | None
+    how: str  # "run-site map", "source diff" or "unpaired"
+
+
+def sidecar_path(migrated_path: str) -> str:
+    """Where the run-site map of a migrated program lives: `prog.py` -> `prog.sites.json`."""
+    stem, _ = os.path.splitext(migrated_path)
+    return stem + ".sites.json"
+
+
+def load_site_map(path: str) -> dict[int, str]:
+    """legacy line -> migrated function name, from a sites JSON file."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+        return {int(item["line"]): str(item["function"]) for item in data["run_sites"]}
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SiteMapError(f"cannot read run-site map {path}: {error}") from error
+
+
+def write_site_map(path: str, run_sites) -> None:
+    """Write (line, function) pairs as a sites JSON file."""
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump({"run_sites": [{"line": line, "function": name} for line, name in run_sites]},
+                  handle, indent=1)
+
+
+def line_map(old_source: str, new_source: str) -> dict[int, int]:
+    """1-based old line -> new line, for lines kept by the edit (equal, or replaced one for one)."""
+    old_lines, new_lines = old_source.splitlines(), new_source.splitlines()
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    mapping = {}
+    for tag, old_start, old_end, new_start, new_end in matcher.get_opcodes():
+        if tag == "equal" or (tag == "replace" and old_end - old_start == new_end - new_start):
+            for offset in range(old_end - old_start):
+                mapping[old_start + offset + 1] = new_start + offset + 1
+    return mapping
+
+
+def pair_sites(legacy_keys, migrated_keys, site_map: dict[int, str], lines: dict[int, int]) -> list[SitePair]:
+    """Pair every legacy site (`line:N`) with a migrated one (`fn:name` or `line:M`)."""
+    available = set(migrated_keys)
+    pairs = []
+    for key in legacy_keys:
+        line = int(key.partition(":")[2])
+        if line in site_map:
+            pairs.append(SitePair(key, f"fn:{site_map[line]}", "run-site map"))
+        elif line in lines and f"line:{lines[line]}" in available:
+            pairs.append(SitePair(key, f"line:{lines[line]}", "source diff"))
+        else:
+            pairs.append(SitePair(key, None, "unpaired"))
+    return pairs

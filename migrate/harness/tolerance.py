@@ -1,0 +1,69 @@
+"""When two recorded values count as the same, following TF's migration guide: within 1e-5 for the
+first 10 training steps, within 5% afterwards (training amplifies float round-off step by step)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+EARLY_STEPS = 10
+# Early steps are judged by `atol`, plus float32-level relative slack so that large magnitudes
+# (a summed loss of 1e4) are not failed for their last bit.
+EARLY_RTOL = 1e-6
+# Denominator floor of the reported relative error, so exact zeros do not make it infinite.
+REL_FLOOR = 1e-12
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    atol: float = 1e-5
+    rtol: float = 0.05
+    early_steps: int = EARLY_STEPS
+
+    def at_step(self, step: int) -> tuple[float, float]:
+        """(atol, rtol) for the given 0-based call index of a run site."""
+        return (self.atol, EARLY_RTOL) if step < self.early_steps else (self.atol, self.rtol)
+
+    def to_dict(self) -> dict:
+        return {"atol": self.atol, "rtol": self.rtol, "early_steps": self.early_steps,
+                "early_rtol": EARLY_RTOL}
+
+
+@dataclass(frozen=True)
+class LeafComparison:
+    """Errors between a legacy value and its migrated counterpart, and whether they are close."""
+
+    close: bool
+    max_abs: float
+    max_rel: float
+    problem: str | None = None  # shape or type mismatch: not comparable element by element
+
+
+def compare_leaf(legacy, migrated, atol: float, rtol: float) -> LeafComparison:
+    """Compare two arrays elementwise: |migrated - legacy| <= atol + rtol * |legacy|.
+
+    NaNs (and infinities of one sign) count as equal only where both sides have them; complex
+    numbers and strings must be exactly equal.
+    """
+    legacy, migrated = np.asarray(legacy), np.asarray(migrated)
+    if legacy.shape != migrated.shape:
+        return LeafComparison(False, float("inf"), float("inf"),
+                              f"shape {list(migrated.shape)} where legacy has {list(legacy.shape)}")
+    if not (_numeric(legacy) and _numeric(migrated)):
+        same = bool(np.array_equal(legacy, migrated))
+        return LeafComparison(same, 0.0 if same else float("inf"), 0.0 if same else float("inf"),
+                              None if same else "non-numeric values differ")
+    if legacy.size == 0:
+        return LeafComparison(True, 0.0, 0.0)
+    expected, actual = legacy.astype(np.float64), migrated.astype(np.float64)
+    same = (expected == actual) | (np.isnan(expected) & np.isnan(actual))
+    with np.errstate(invalid="ignore", over="ignore"):
+        difference = np.where(same, 0.0, np.abs(actual - expected))
+    difference = np.where(np.isnan(difference), np.inf, difference)
+    relative = difference / np.maximum(np.abs(expected), REL_FLOOR)
+    close = bool(np.all(difference <= atol + rtol * np.abs(np.nan_to_num(expected))))
+    return LeafComparison(close, float(difference.max()), float(relative.max()))
+
+
+def _numeric(array: np.ndarray) -> bool:
+    return array.dtype.kind in "fiub"

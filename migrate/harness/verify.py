@@ -1,0 +1,112 @@
+"""Verifying one program: migrate (if needed), run both sides, compare, time, and judge.
+
+Verdicts: `equivalent` (every strict comparison passed, at least one was made), `mismatch` (some
+value, call count or RESULT line differs), `inconclusive` (nothing could be compared strictly),
+`failed` (the migration or a side did not run to the end), `error` (the harness itself could not
+do its job: an unreadable run-site map, a side that could not start, no GPU under --device gpu).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from dataclasses import dataclass, field
+
+from migrate.harness import judge
+from migrate.harness.launcher import SideRun, run_side
+from migrate.harness.pairing import SiteMapError
+from migrate.harness.programs import Prepared, Program, prepare
+from migrate.harness.tolerance import Tolerance
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LEGACY_ENTRY = os.path.join(HERE, "legacy_side.py")
+MIGRATED_ENTRY = os.path.join(HERE, "migrated_side.py")
+PROJECT_ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def default_memory_mb() -> float:
+    """Half the machine's memory: room for the harness and the other side's leftovers."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2 ** 20
+    except (ValueError, OSError):
+        total = 16384.0
+    return total / 2
+
+
+@dataclass(frozen=True)
+class Settings:
+    steps: int = 100
+    tolerance: Tolerance = field(default_factory=Tolerance)
+    device: str = "auto"
+    legacy_python: str | None = None
+    timeout_s: float = 600.0
+    memory_mb: float = field(default_factory=default_memory_mb)
+    seed: int = 0
+
+    def to_dict(self) -> dict:
+        return {"steps": self.steps, "tolerance": self.tolerance.to_dict(), "device": self.device,
+                "legacy_python": self.legacy_python, "timeout_s": self.timeout_s,
+                "memory_limit_mb": round(self.memory_mb), "seed": self.seed}
+
+
+def side_env(settings: Settings, legacy: bool) -> dict:
+    """Environment of a side: same hash seed, no bytecode written beside the user's files."""
+    env = dict(os.environ, PYTHONHASHSEED=str(settings.seed), PYTHONDONTWRITEBYTECODE="1")
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    if settings.device == "cpu":
+        env["CUDA_VISIBLE_DEVICES"] = "-1"
+    if legacy:
+        env["TF_USE_LEGACY_KERAS"] = "1"
+    else:
+        env.pop("TF_USE_LEGACY_KERAS", None)
+    return env
+
+
+def verify_program(program: Program, settings: Settings, work_root: str | None = None) -> dict:
+    """The report of one program (see SCHEMA.md). Never raises for a program's own failures."""
+    work = tempfile.mkdtemp(prefix="verify-", dir=work_root)
+    report = judge.empty_report(program)
+    try:
+        prepared = prepare(program, work)
+    except SiteMapError as error:
+        return judge.stop(report, "error", str(error))
+    report["migrated_path"] = prepared.migrated
+    report["migration"] = prepared.migration
+    if prepared.problem:
+        return judge.stop(report, "failed", prepared.problem)
+    legacy = run_legacy(program, settings, work)
+    return verify_migrated(program, prepared, legacy, settings, work, report)
+
+
+def verify_migrated(program: Program, prepared: Prepared, legacy: SideRun, settings: Settings, work: str,
+                    report: dict | None = None) -> dict:
+    """Given the legacy side's run, run the migrated side and judge (one legacy run can serve
+    several migrated candidates)."""
+    report = report or judge.empty_report(program)
+    report["migrated_path"] = report["migrated_path"] or prepared.migrated
+    report["sides"]["legacy"] = judge.side_summary(legacy)
+    if legacy.status != "ok":
+        return judge.stop(report, judge.failure_verdict(legacy), judge.failure_reason("legacy", legacy))
+    migrated = run_migrated(prepared, legacy, settings, work)
+    report["sides"]["migrated"] = judge.side_summary(migrated)
+    if migrated.status != "ok":
+        return judge.stop(report, judge.failure_verdict(migrated), judge.failure_reason("migrated", migrated))
+    return judge.compare_runs(report, prepared, legacy, migrated, settings.tolerance)
+
+
+def run_legacy(program: Program, settings: Settings, work: str) -> SideRun:
+    config = {"script": program.legacy, "steps": settings.steps, "seed": settings.seed,
+              "device": settings.device,
+              "legacy_runtime_root": None if settings.legacy_python else PROJECT_ROOT}
+    return run_side(LEGACY_ENTRY, settings.legacy_python or sys.executable, config,
+                    os.path.join(work, "legacy"), settings.timeout_s, settings.memory_mb, side_env(settings, True))
+
+
+def run_migrated(prepared: Prepared, legacy: SideRun, settings: Settings, work: str) -> SideRun:
+    weights = os.path.join(legacy.out_dir, "weights.npz")
+    config = {"script": prepared.migrated, "file_as": prepared.file_as, "steps": settings.steps,
+              "seed": settings.seed, "device": settings.device,
+              "variables": legacy.data.result.get("variables"),
+              "weights": weights if os.path.exists(weights) else None}
+    return run_side(MIGRATED_ENTRY, sys.executable, config, os.path.join(work, "migrated_run"),
+                    settings.timeout_s, settings.memory_mb, side_env(settings, False))

@@ -1,0 +1,98 @@
+"""TFM101: rename TF1 symbols to their TF2 names, or to tf.compat.v1 where TF2 has none.
+
+The table (transforms/data/symbols.json) comes from TensorFlow's own export metadata, so a rename
+only ever swaps a name for another name of the same object, or keeps the v1 object through
+tf.compat.v1. Functions whose TF2 namesake takes different arguments are not in the table: the
+call-site transforms (TFM102/TFM103) handle them per call. tf.contrib is reported, never rewritten.
+"""
+from __future__ import annotations
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+
+from transforms._contrib import contrib_message, is_contrib
+from transforms._references import ReferenceTransform, chain_nodes
+from transforms._tf_spelling import TF_MODULE, direct_tf_name, raw_name
+from transforms.tables import COMPAT_PREFIX, symbol_table
+
+LEGACY_KERAS_NOTE = ("needs legacy Keras (pip install tf-keras; set TF_USE_LEGACY_KERAS=1 before "
+                     "importing TensorFlow); the structural rewrite to Keras layers was not applied")
+
+
+class RenameSymbols(ReferenceTransform):
+    CODE = "TFM101"
+    DESCRIPTION = "Rename TF1 symbols to their TF2 names (tf.compat.v1 where TF2 has none); report tf.contrib"
+    PHASE = 53
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        self.table = symbol_table()
+        self._replacements: dict[int, cst.BaseExpression] = {}
+        return super().visit_Module(node)
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        """`tf.summary.scalar("loss", x, step=s)` passes a keyword only TF2's function takes: it is
+        TF2 code (perhaps written by an earlier transform) and keeps its name."""
+        tf2_only = self.table.tf2_keywords.get(direct_tf_name(self, node.func) or "", ())
+        if any(arg.keyword is not None and arg.keyword.value in tf2_only for arg in node.args):
+            self.cover(node.func)
+        return True
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            self._report_contrib_import(alias, get_full_name_for_node(alias.name) or "")
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        module = get_full_name_for_node(node.module) if node.module and not node.relative else ""
+        if module and isinstance(node.names, (list, tuple)):
+            for alias in node.names:
+                self._report_contrib_import(alias, f"{module}.{get_full_name_for_node(alias.name)}")
+        return False
+
+    def _report_contrib_import(self, node: cst.CSTNode, imported: str) -> None:
+        if imported == TF_MODULE or imported.startswith(TF_MODULE + "."):
+            canonical = "tf" + imported[len(TF_MODULE):]
+            if is_contrib(canonical):
+                self.report(node, contrib_message(canonical), fixed=False, severity="error")
+
+    def claim(self, node: cst.BaseExpression, canonical: str) -> bool:
+        if is_contrib(canonical):
+            self._report_contrib_use(node, canonical)
+            return True
+        target = self.table.v2_name(canonical)
+        if target is None:
+            return False
+        legacy = self.table.needs_legacy_keras(target)
+        if raw_name(target) in self.raw_names(node):
+            if legacy:
+                self.report(node, f"{target} {LEGACY_KERAS_NOTE}", fixed=False, severity="warning")
+            return True
+        replacement = self.spelling.expression(node, target)
+        if replacement is None:
+            self.report(node, f"{canonical} should become {target}, but no name reaches the "
+                        "tensorflow module here without shadowing another binding; left unchanged",
+                        fixed=False, severity="warning")
+            return True
+        self._replacements[id(node)] = replacement
+        self._report_rename(node, canonical, target, legacy)
+        return True
+
+    def _report_contrib_use(self, node: cst.BaseExpression, canonical: str) -> None:
+        """Uses through a tensorflow alias (`tf.contrib.x`); names bound by a contrib import are
+        covered by the import's finding."""
+        root = chain_nodes(node)[-1]
+        if self.raw_names(root) & {TF_MODULE, TF_MODULE + ".compat.v1"}:
+            self.report(node, contrib_message(canonical), fixed=False, severity="error")
+
+    def _report_rename(self, node, canonical: str, target: str, legacy: bool) -> None:
+        if not target.startswith(COMPAT_PREFIX):
+            self.report(node, f"{canonical} -> {target}", fixed=True)
+        elif legacy:
+            self.report(node, f"{canonical} -> {target}, which {LEGACY_KERAS_NOTE}",
+                        fixed=True, severity="warning")
+        else:
+            self.report(node, f"{canonical} has no TF2 equivalent; the code now runs on {target}",
+                        fixed=True, severity="warning")
+
+    def replace(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression | None:
+        return self._replacements.get(id(original))
