@@ -84,6 +84,13 @@ def _finish(command: str, results: list[FileResult], report_path: str | None, qu
     return report
 
 
+def _exit_on_internal_errors(results: list[FileResult]) -> None:
+    """A bug of ours in any file outranks "changes" (black does the same): exit 2."""
+    if any(r.status == "failed" and r.reason.startswith("internal error") for r in results):
+        click.echo("tf-migrate: internal error in at least one file (see above); please report it", err=True)
+        sys.exit(EXIT_ERROR)
+
+
 @cli.command()
 @common_options
 @click.option("--color/--no-color", default=None, help="Color the diff (default: when stdout is a terminal).")
@@ -96,6 +103,7 @@ def diff(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, q
             text = file_diff(result)
             click.echo(colorize(text) if use_color else text, nl=False)
     _finish("diff", results, report_path, quiet)
+    _exit_on_internal_errors(results)
     sys.exit(EXIT_CHANGES if any(r.status == "changed" for r in results) else EXIT_CLEAN)
 
 
@@ -115,6 +123,7 @@ def apply(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, 
     except TreeError as error:
         raise click.UsageError(str(error)) from error
     _finish("apply", results, report_path, quiet)
+    _exit_on_internal_errors(results)
     sys.exit(EXIT_CHANGES if any(r.status == "failed" for r in results) else EXIT_CLEAN)
 
 

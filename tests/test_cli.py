@@ -158,3 +158,26 @@ def test_list_shows_every_transform(project: Path) -> None:
     assert done.returncode == 0
     for transform in all_transforms():
         assert transform.CODE in done.stdout
+
+
+def test_internal_error_in_one_file_exits_2_and_others_still_run(project: Path, monkeypatch) -> None:
+    from click.testing import CliRunner
+
+    import migrate.runner as runner
+    from migrate.cli import cli
+
+    real = runner.transform_module
+
+    def broken_for_train(module, options, filename="<string>"):
+        if filename.endswith("train.py"):
+            raise RuntimeError("boom")
+        return real(module, options, filename)
+
+    monkeypatch.setattr(runner, "transform_module", broken_for_train)
+    (project / "other.py").write_text(TF1_SOURCE)
+    monkeypatch.chdir(project)
+    result = CliRunner().invoke(cli, ["diff", "train.py", "other.py"])
+    assert result.exit_code == 2
+    assert "internal error: RuntimeError: boom" in result.output
+    assert "+++ b/other.py" in result.output
+    assert (project / "train.py").read_text() == TF1_SOURCE
