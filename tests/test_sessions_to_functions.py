@@ -1,0 +1,131 @@
+"""sessions_to_functions (TFM201) on small programs: what it records, how results stay NumPy, when it
+refuses. Exact outputs of whole programs are in tests/fixtures/sessions_to_functions/; programs run
+end to end in test_sessions_to_functions_examples.py."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from migrate.runner import Options, migrate_code
+from transforms.base import TransformContext
+
+ONLY_THIS = Options(select=("TFM201",))
+FIXTURES = Path(__file__).parent / "fixtures" / "sessions_to_functions"
+DATA = Path(__file__).resolve().parent.parent / "transforms" / "data"
+
+GRAPH = """\
+import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 2])
+y = tf.placeholder(tf.float32, [None, 1])
+w = tf.Variable(np.zeros((2, 1), np.float32))
+loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+sess = tf.Session()
+sess.run(tf.global_variables_initializer())
+"""
+
+
+def convert(source: str):
+    outcome = migrate_code(source, ONLY_THIS)
+    return outcome.module.code, outcome.findings, outcome.run_sites
+
+
+def test_run_sites_are_recorded_with_their_legacy_lines_and_shared_functions():
+    source = GRAPH + (
+        "first = sess.run(loss, {x: a, y: b})\n"
+        "sess.run(train_op, {x: a, y: b})\n"
+        "second = loss.eval({x: a, y: b}, session=sess)\n")
+    code, _, run_sites = convert(source)
+    assert run_sites == ((11, "compute_loss"), (12, "train_step"), (13, "compute_loss"))
+    assert code.count("def compute_loss(") == 1 and code.count("def train_step(") == 1
+
+
+def test_results_are_converted_where_they_are_read():
+    code, _, _ = convert(GRAPH + "value = sess.run(loss, {x: a, y: b})\nprint(value, float(value))\n")
+    assert "print(value.numpy(), float(value))" in code
+    assert "value = compute_loss(a, b)\n" in code
+
+
+def test_a_name_that_also_holds_other_values_is_converted_where_it_is_bound():
+    loop = "for _ in range(3):\n    value = sess.run(loss, {x: a, y: b})\n"
+    code, _, _ = convert(GRAPH + "value = 0.0\n" + loop + "print(value)\n")
+    assert "value = compute_loss(a, b).numpy()" in code
+    assert "print(value)" in code
+
+
+def test_unpacked_results_skip_the_train_op_and_convert_the_tensors():
+    code, _, _ = convert(GRAPH + "total = 0\n_, total = sess.run([train_op, loss], {x: a, y: b})\nprint(total)\n")
+    assert "_, total = train_step(a, b)\ntotal = total.numpy()" in code
+    assert "return [None, loss]" in code
+
+
+def test_results_used_inside_expressions_are_converted_in_place():
+    code, _, _ = convert(GRAPH + "print(sess.run([loss, loss * 2], {x: a, y: b}))\n")
+    assert "print([value.numpy() for value in compute_loss(a, b)])" in code
+
+
+def test_only_the_needed_placeholders_become_arguments():
+    code, _, _ = convert(GRAPH + "print(sess.run(tf.matmul(x, w), {x: a, y: b}))\n")
+    assert "def compute_matmul(x):" in code
+    assert "compute_matmul(a).numpy()" in code
+
+
+def test_the_output_has_no_session_and_no_placeholder_left():
+    code, findings, _ = convert(GRAPH + "print(sess.run(loss, {x: a, y: b}))\nsess.close()\n")
+    for word in ("Session", "placeholder", "feed_dict", "global_variables_initializer", "sess"):
+        assert word not in code
+    assert all(f.fixed for f in findings)
+    cst.parse_module(code)
+
+
+def test_a_feed_dict_changed_after_it_was_built_is_refused():
+    source = GRAPH + "a = 1\nfeed = {x: a, y: b}\na = 2\nprint(sess.run(loss, feed_dict=feed))\n"
+    code, findings, run_sites = convert(source)
+    assert code == source and not run_sites
+    assert [(f.line, f.severity, f.fixed) for f in findings] == [(13, "warning", False)]
+
+
+REFUSALS = sorted(FIXTURES.glob("refuse_*.in.py"))
+
+
+@pytest.mark.parametrize("case", REFUSALS, ids=[c.name for c in REFUSALS])
+def test_refusals_leave_the_file_and_say_why_where(case: Path):
+    source = case.read_text()
+    code, findings, run_sites = convert(source)
+    assert code == source and not run_sites
+    assert len(findings) == 1
+    finding = findings[0]
+    assert finding.severity == "warning" and not finding.fixed and finding.line > 0
+    assert "not converted" in finding.message
+
+
+def test_the_rewrite_is_a_registered_safe_structural_transform():
+    from transforms import transform_by_module_name
+    transform = transform_by_module_name("sessions_to_functions")
+    assert transform.CODE == "TFM201" and transform.SAFETY == "safe" and 10 <= transform.PHASE < 50
+    transform(TransformContext())  # constructible with a bare context
+
+
+def test_keras_counterparts_in_the_tables_exist():
+    keras = pytest.importorskip("keras")
+    layers = json.loads((DATA / "layers.json").read_text())
+    optimizers = json.loads((DATA / "optimizers.json").read_text())
+    initializers = json.loads((DATA / "initializers.json").read_text())
+    for name, entry in layers.items():
+        if name != "about":
+            assert hasattr(keras.layers, entry["keras"]), name
+    for entry in optimizers["optimizers"].values():
+        optimizer_class = getattr(keras.optimizers, entry["keras"])
+        keywords = {entry["renames"].get(p, p) for p in entry["signature"] if p not in entry["drop"]}
+        keywords |= {key for key in entry["defaults"] if key not in entry["signature"]}
+        optimizer_class(**{key: 0.5 if key != "nesterov" else True for key in keywords})
+    for entry in optimizers["schedules"].values():
+        assert hasattr(keras.optimizers.schedules, entry["keras"])
+    for name, entry in initializers.items():
+        if name != "about":
+            assert hasattr(keras.initializers, entry["keras"]), name

@@ -1,0 +1,99 @@
+"""What the TF1 graph-building symbols are, for sessions_to_functions (TFM201).
+
+The facts live in data tables (transforms/data/graph_api.json, layers.json, optimizers.json,
+initializers.json) keyed by canonical `tf.` names (see transforms/qualnames.py). Any `tf.` call not
+named there is taken to be a pure op: it computes tensors from tensors and can move into a
+`tf.function` unchanged (the rename transforms later give it its TF2 spelling).
+"""
+from __future__ import annotations
+
+import json
+from enum import Enum
+from functools import lru_cache
+
+from transforms.tables import DATA_DIR
+
+
+class Category(Enum):
+    PLACEHOLDER = "placeholder"
+    VARIABLE = "variable"
+    GLOBAL_STEP = "global step"
+    SESSION = "session"
+    INIT_OP = "initializer op"
+    SCOPE = "scope"
+    GRAPH_CONTEXT = "graph"
+    SEED = "seed"
+    DROPPED = "dropped call"
+    LAYER = "layer"
+    OPTIMIZER = "optimizer"
+    REFUSED_OPTIMIZER = "refused optimizer"
+    SCHEDULE = "learning-rate schedule"
+    INITIALIZER = "initializer"
+    PYTHON = "python utility"
+    UNSUPPORTED = "unsupported"
+    OP = "op"
+
+
+@lru_cache(maxsize=None)
+def table(name: str) -> dict:
+    """One of the JSON tables in transforms/data, without its `about` note."""
+    data = json.loads((DATA_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    data.pop("about", None)
+    return data
+
+
+@lru_cache(maxsize=1)
+def layer_table() -> dict:
+    """Layers and losses: both become Keras objects built once and called in the step functions."""
+    return {**table("layers"), **table("losses")}
+
+
+def _in(name: str, entries) -> bool:
+    """Whether `name` is one of `entries` or lies under one of its namespaces (entries ending in '.')."""
+    return any(name == entry or (entry.endswith(".") and name.startswith(entry)) for entry in entries)
+
+
+_NAMED_CATEGORIES = (
+    ("placeholders", Category.PLACEHOLDER),
+    ("variables", Category.VARIABLE),
+    ("global_step", Category.GLOBAL_STEP),
+    ("sessions", Category.SESSION),
+    ("init_ops", Category.INIT_OP),
+    ("scopes", Category.SCOPE),
+    ("graph_contexts", Category.GRAPH_CONTEXT),
+    ("seeds", Category.SEED),
+    ("dropped_calls", Category.DROPPED),
+)
+
+
+@lru_cache(maxsize=4096)
+def categorize(name: str) -> tuple[Category, str]:
+    """The category of a canonical TF name, and for UNSUPPORTED / REFUSED_OPTIMIZER the reason."""
+    api = table("graph_api")
+    for key, category in _NAMED_CATEGORIES:
+        if name in api[key]:
+            return category, ""
+    optimizers = table("optimizers")
+    specific = (
+        (layer_table(), Category.LAYER),
+        (optimizers["optimizers"], Category.OPTIMIZER),
+        (optimizers["schedules"], Category.SCHEDULE),
+        (table("initializers"), Category.INITIALIZER),
+    )
+    for entries, category in specific:
+        if name in entries:
+            return category, ""
+    if name in optimizers["refused"]:
+        return Category.REFUSED_OPTIMIZER, optimizers["refused"][name]
+    if _in(name, api["python_utilities"]):
+        return Category.PYTHON, ""
+    unsupported = api["unsupported"]
+    for entry in sorted(unsupported, key=len, reverse=True):
+        if _in(name, [entry]):
+            return Category.UNSUPPORTED, unsupported[entry]
+    return Category.OP, ""
+
+
+def scope_kind(name: str) -> str:
+    """'variable' for tf.variable_scope, 'name' for tf.name_scope."""
+    return table("graph_api")["scopes"][name]

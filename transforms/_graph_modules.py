@@ -1,0 +1,106 @@
+"""Functions that create variables and compute with them, e.g.
+
+    def dense(x, n_in, n_out, name):
+        with tf.name_scope(name):
+            w = tf.Variable(tf.truncated_normal([n_in, n_out]), name="weights")
+            return tf.matmul(x, w)
+
+become `tf.Module` classes: `__init__` takes the parameters the callers pass Python values for and
+creates the variables once (inside the same name scopes, so they keep their TF1 names), `__call__`
+takes the tensor parameters and computes. Each call in graph code becomes an instance, created where
+the call was, and the step functions call the instance. The function's own name goes with it."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from transforms._graph_api import Category
+from transforms._graph_layers import LayerUse
+from transforms._graph_module_body import grouped, split_body
+from transforms._graph_syntax import Refusal, code, string_value, walk
+
+_NAME_PARAMETERS = ("name", "scope", "layer_name", "name_scope")
+@dataclass
+class ModuleHelper:
+    function: cst.FunctionDef
+    class_name: str
+    tensor_params: list[str]
+    config_params: list[str]
+    init_signature: list[str]
+    init_entries: list[tuple[tuple[str, ...], str]] = field(default_factory=list)  # (name scopes, line)
+    call_lines: list[str] = field(default_factory=list)
+
+    def class_code(self) -> str:
+        docstring = f'    """The variables of `{self.function.name.value}`, created once, and what it computed."""\n\n'
+        init = f"    def __init__(self, {', '.join(self.init_signature)}):\n" if self.config_params else \
+            "    def __init__(self):\n"
+        body = "".join(f"        {line}\n" for line in ["super().__init__()", *grouped(self.init_entries)])
+        call = f"\n    def __call__(self, {', '.join(self.tensor_params)}):\n"
+        call += "".join(f"        {line}\n" for line in self.call_lines)
+        return f"class {self.class_name}(tf.Module):\n{docstring}{init}{body}{call}"
+
+
+def is_variable_helper(function: cst.FunctionDef, analyzer) -> bool:
+    categories = {analyzer.category(n.func)[1] for n in walk(function.body) if isinstance(n, cst.Call)}
+    return Category.VARIABLE in categories
+
+
+def plan_module(function: cst.FunctionDef, call: cst.Call, analyzer, names, initializer_code) -> ModuleHelper:
+    params = _parameters(function)
+    bound = _bind(function, call, params)
+    tensor = [p for p in params if p in bound and _is_graph(analyzer, bound[p])]
+    if set(tensor) & set(_defaults(function)):
+        raise Refusal(function, f"'{function.name.value}' has a tensor parameter with a default")
+    defaults = _defaults(function)
+    config = [p for p in params if p not in tensor]
+    helper = ModuleHelper(function, names.fresh(_camel(function.name.value)), tensor, config,
+                          [f"{p}={defaults[p]}" if p in defaults else p for p in config])
+    split_body(helper, analyzer, initializer_code)
+    return helper
+
+
+def instantiate(helper: ModuleHelper, call: cst.Call, analyzer, names) -> LayerUse:
+    """The instance one call of the function becomes, as a LayerUse (built once, called in steps)."""
+    bound = _bind(helper.function, call, _parameters(helper.function))
+    if [p for p in bound if _is_graph(analyzer, bound[p])] != [p for p in helper.tensor_params if p in bound]:
+        raise Refusal(call, f"'{helper.function.name.value}' is called with tensors in other places")
+    label = next((string_value(bound[p]) for p in _NAME_PARAMETERS if p in bound and string_value(bound[p])), None)
+    base = label if label and label.isidentifier() else helper.function.name.value
+    instance = names.fresh(base if base not in names.taken else f"{base}_module")
+    config = ", ".join(f"{p}={code(bound[p])}" for p in helper.config_params if p in bound)
+    inputs = [bound[p] for p in helper.tensor_params]
+    return LayerUse(call, instance, f"{helper.class_name}({config})", inputs, {}, True, "Module")
+
+
+def _parameters(function: cst.FunctionDef) -> list[str]:
+    parameters = function.params
+    if isinstance(parameters.star_arg, cst.Param) or parameters.star_kwarg or parameters.kwonly_params \
+            or parameters.posonly_params:
+        raise Refusal(function, f"'{function.name.value}' has */** or keyword-only parameters")
+    return [p.name.value for p in parameters.params]
+
+
+def _defaults(function: cst.FunctionDef) -> dict[str, str]:
+    return {p.name.value: code(p.default) for p in function.params.params if p.default is not None}
+
+
+def _bind(function: cst.FunctionDef, call: cst.Call, params: list[str]) -> dict[str, cst.BaseExpression]:
+    bound = {}
+    for index, arg in enumerate(call.args):
+        key = arg.keyword.value if arg.keyword else (params[index] if index < len(params) else None)
+        if arg.star or key not in params:
+            raise Refusal(arg, f"an argument of '{function.name.value}' that cannot be matched to a parameter")
+        bound[key] = arg.value
+    if set(params) - set(bound) - set(_defaults(function)):
+        raise Refusal(call, f"'{function.name.value}' called without all its arguments")
+    return bound
+
+
+def _is_graph(analyzer, node: cst.BaseExpression) -> bool:
+    facts = analyzer.analyze(node)
+    return bool(facts.reads or facts.builds_ops)
+
+
+def _camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part) or "Module"

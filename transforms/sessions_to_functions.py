@@ -1,0 +1,77 @@
+"""TFM201: TF1 Session / placeholder / feed_dict programs -> idiomatic TF2.
+
+The graph-building code of a program (the module body, or a top-level function such as `main()`,
+with `variable_scope` / `name_scope` / `Graph().as_default()` / `Session()` blocks flattened) is read
+as data flow (transforms/_graph_*.py): which names are placeholders, variables, optimizers, graph
+tensors, train and init ops, sessions, plain Python. Then:
+
+- each distinct `sess.run(fetches, feed_dict)` (also `tensor.eval(...)`, `op.run(...)`) becomes a
+  `@tf.function` holding the backward slice from its fetches, in source order with its comments. Its
+  arguments are the placeholders that slice needs (graph pruning: others are not passed), with an
+  input signature from their dtype and shape (NumPy feeds convert as TF1 converted them, nothing
+  retraces); placeholders fed the same literal everywhere (`keep_prob: 1.0`, `is_training: False`)
+  become that Python value; `placeholder_with_default` becomes an argument with a default. It returns
+  the fetches' structure (list, tuple, dict; None for a fetched operation, as `sess.run` gives).
+  Sites with the same fetches share one function. Each site is recorded for the harness.
+- state is created once, where the graph created it: `tf.Variable` / `tf.get_variable` keep their
+  TF1 scope path as name (`layer1/weights`); `tf.layers.*` / `tf.losses.*` become Keras objects;
+  functions that create variables become `tf.Module` classes; `weight_variable(shape)` factories stay.
+- `optimizer.minimize(loss, global_step, var_list)` becomes a GradientTape step on the Keras
+  optimizer (TF1 defaults kept where Keras differs, decays as Keras schedules, a fed learning rate
+  set on the optimizer each step, batch-norm updates only where TF1 ran UPDATE_OPS).
+- initializer runs, sessions, `sess.close()` and `tf.disable_v2_behavior()` disappear.
+
+Results: `sess.run` gave NumPy values, the functions give tensors. A name bound to a result gets
+`.numpy()` where it is read (or, when the name may hold other things too, right where it is bound),
+so formatting, NumPy calls, `.shape` and comparisons behave as before (see _graph_callsites.py).
+
+The rewrite is all or nothing per file: when any part of the program is outside what the analysis
+models (collections, savers, summaries, feeding tensors, graph editing, a session passed around, ...)
+the file is left for the rename transforms and a warning names the construct and its line.
+"""
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider, ScopeProvider
+
+from transforms._graph_api import Category, categorize
+from transforms._graph_program import GraphProgram
+from transforms._graph_syntax import Refusal, walk
+from transforms.base import RUN_SITES_KEY, TFTransform
+
+
+class SessionsToFunctions(TFTransform):
+    CODE = "TFM201"
+    DESCRIPTION = "Session/placeholder/feed_dict programs -> tf.function steps, Keras layers and GradientTape"
+    SAFETY = "safe"
+    PHASE = 20
+
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ScopeProvider, ParentNodeProvider)
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        if not self._creates_session(original_node):
+            return updated_node
+        try:
+            module, run_sites = GraphProgram(self, original_node).convert()
+        except Refusal as refusal:
+            self.report(refusal.node or original_node, f"not converted to TF2 functions: {refusal.message}; "
+                        "the file is left to the renames (compat.v1)", fixed=False, severity="warning")
+            return updated_node
+        except Exception as error:  # a bug here must not cost the file its renames
+            self.report(original_node, f"not converted to TF2 functions: internal error in the analysis "
+                        f"({type(error).__name__}: {error}); the file is left to the renames", fixed=False,
+                        severity="error")
+            return updated_node
+        for call, name in run_sites:
+            line = self.get_metadata(PositionProvider, call).start.line
+            self.context.scratch.setdefault(RUN_SITES_KEY, []).append((line, name))
+            self.report(call, f"session run -> {name}()", fixed=True)
+        return module
+
+    def _creates_session(self, module: cst.Module) -> bool:
+        for node in walk(module):
+            if isinstance(node, cst.Call):
+                name = self.tf_name(node.func)
+                if name and categorize(name)[0] is Category.SESSION:
+                    return True
+        return False
