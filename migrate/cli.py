@@ -18,6 +18,7 @@ from migrate.diffs import colorize, file_diff
 from migrate.discovery import discover
 from migrate.findings import FileResult
 from migrate.harness.command import verify
+from migrate.harness.tune_command import tune
 from migrate.pipeline import migrate_files
 from migrate.report import Report, render_file_findings, render_summary, write_report
 from migrate.runner import DEFAULT_MAX_BYTES, Options
@@ -47,6 +48,9 @@ def common_options(command):
         click.option("--max-bytes", type=click.IntRange(1), default=DEFAULT_MAX_BYTES, show_default=True,
                      help="Skip files larger than this."),
         click.option("-q", "--quiet", is_flag=True, help="Only the summary on stderr, no per-file findings."),
+        click.option("--jit", type=click.Choice(["off", "auto", "on"]), default="off", show_default=True,
+                     help="XLA for generated step functions (TFM302): on adds jit_compile=True; auto "
+                          "leaves it to measurement (tf-migrate verify)."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -65,9 +69,13 @@ def cli(ctx: click.Context) -> None:
     ctx.default_map = {"diff": config, "apply": config}
 
 
-def _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs) -> list[FileResult]:
+def _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs, jit="off") -> list[FileResult]:
     files = discover(tuple(paths), tuple(exclude))
-    options = Options(select=select, ignore=ignore, unsafe=unsafe, max_bytes=max_bytes)
+    if jit == "on" and not select:  # asking for XLA selects its (unsafe) transform, and only that one
+        from transforms import all_transforms
+        select = tuple(t.CODE for t in all_transforms() if t.SAFETY == "safe" or t.CODE == "TFM302")
+    options = Options(select=select, ignore=ignore, unsafe=unsafe, max_bytes=max_bytes,
+                      settings=(("jit", jit),))
     return list(migrate_files(files, options, jobs))
 
 
@@ -94,9 +102,9 @@ def _exit_on_internal_errors(results: list[FileResult]) -> None:
 @cli.command()
 @common_options
 @click.option("--color/--no-color", default=None, help="Color the diff (default: when stdout is a terminal).")
-def diff(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, quiet, color) -> None:
+def diff(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, quiet, jit, color) -> None:
     """Show what would change, as unified diffs on stdout. Writes nothing."""
-    results = _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs)
+    results = _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs, jit)
     use_color = sys.stdout.isatty() if color is None else color
     for result in results:
         if result.status == "changed":
@@ -112,9 +120,10 @@ def diff(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, q
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),
               help="Write the migrated tree into this folder instead of in place.")
 @click.option("--force", is_flag=True, help="Write in place even over uncommitted changes; allow a non-empty --out.")
-def apply(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, quiet, out_dir, force) -> None:
+def apply(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, quiet, jit, out_dir,
+          force) -> None:
     """Write the migration: in place, or into --out DIR."""
-    results = _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs)
+    results = _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs, jit)
     try:
         if out_dir:
             results = write_tree(tuple(paths), results, Path(out_dir), force, tuple(exclude))
@@ -138,6 +147,7 @@ def list_transforms() -> None:
 
 
 cli.add_command(verify)
+cli.add_command(tune)
 
 
 def main() -> None:

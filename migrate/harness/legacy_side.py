@@ -231,7 +231,8 @@ def main(argv):
         probe = LegacyProbe(tf1.Session, config["script"], recorder, out_dir)
         probe.install()
         common.seed_everything(config["seed"])
-        status, error, seconds, printed_at = common.run_script(config["script"], None, recorder)
+        status, error, seconds, printed_at = common.run_script(config["script"], None, recorder,
+                                                                 config.get("args", ()))
         result.update({
             "status": status, "error": error, "wall_s": seconds, "sites": recorder.write(out_dir),
             "variables": probe.variables, "capture_note": probe.capture_note,

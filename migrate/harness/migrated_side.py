@@ -38,6 +38,7 @@ def _load_sibling(name):
 common = _load_sibling("side_common")
 recording = _load_sibling("recording")
 alignment = _load_sibling("alignment")
+fused = _load_sibling("fused")
 legacy = _load_sibling("legacy_side")
 np = recording.np
 
@@ -141,11 +142,13 @@ class RecordedFunction:
 class FunctionProbe:
     """Replaces `tf.function` so that functions the script defines record their calls."""
 
-    def __init__(self, tf, script, recorder):
+    def __init__(self, tf, script, recorder, fused_steps=None, warmup_fraction=0.1):
         self.tf = tf
         self.script = script
         self.recorder = recorder
         self.original = tf.function
+        self.fused_steps = fused_steps or {}  # multi-step function name -> step function name
+        self.warmup_fraction = warmup_fraction  # timing.WARMUP_FRACTION, given by the parent
 
     def install(self):
         probe, original = self, self.original
@@ -157,6 +160,9 @@ class FunctionProbe:
             code = getattr(func, "__code__", None)
             if code is None or code.co_filename != probe.script:
                 return compiled
+            step = probe.fused_steps.get(func.__name__)
+            if step is not None:
+                return fused.FusedFunction(compiled, "fn:" + step, probe)
             return RecordedFunction(compiled, "fn:" + func.__name__, probe)
 
         function.__doc__ = original.__doc__
@@ -204,7 +210,7 @@ def run_with_alignment(tf, loader, config, recorder):
     scope = tf.variable_creator_scope(loader.creator)
     scope.__enter__()
     try:
-        return common.run_script(config["script"], config.get("file_as"), recorder)
+        return common.run_script(config["script"], config.get("file_as"), recorder, config.get("args", ()))
     finally:
         try:
             scope.__exit__(None, None, None)
@@ -225,7 +231,8 @@ def main(argv):
         snapshot, convert = make_converters(tf)
         recorder = recording.Recorder(config["steps"], convert, snapshot)
         loader = WeightLoader(tf, config.get("variables"), config.get("weights"))
-        FunctionProbe(tf, config["script"], recorder).install()
+        FunctionProbe(tf, config["script"], recorder, config.get("fused"),
+                      config.get("warmup_fraction", 0.1)).install()
         SessionProbe(tf.compat.v1.Session, config["script"], recorder, loader).install()
         common.seed_everything(config["seed"])
         status, error, seconds, _ = run_with_alignment(tf, loader, config, recorder)

@@ -6,12 +6,19 @@ holding the same list: `{"run_sites": [{"line": 33, "function": "train_step"}]}`
 map does not cover but whose `Session.run` survived in the migrated file (a compat-level migration)
 are paired through a line diff of the two sources. Nothing is paired by guesswork: a site with no
 counterpart is reported as unpaired.
+
+A fused step loop (TFM301) replaces many calls of a step function `S` by one call of a multi-step
+function that runs them in one graph. The sites file names it: `"fused_steps": [{"function":
+"S_loop", "step_function": "S"}]`, and the migrated side records each call of it as `len(steps)`
+calls of `S` (`fused.py`). A migration made here declares the `<S>_loop` functions that TFM301
+wrote for its step functions (`fused_map`).
 """
 from __future__ import annotations
 
 import difflib
 import json
 import os
+import re
 from dataclasses import dataclass
 
 
@@ -42,11 +49,34 @@ def load_site_map(path: str) -> dict[int, str]:
         raise SiteMapError(f"cannot read run-site map {path}: {error}") from error
 
 
-def write_site_map(path: str, run_sites) -> None:
-    """Write (line, function) pairs as a sites JSON file."""
+def load_fused_map(path: str) -> dict[str, str]:
+    """multi-step function name -> step function name, from a sites JSON file (may be empty)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+        return {str(item["function"]): str(item["step_function"]) for item in data.get("fused_steps", [])}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise SiteMapError(f"cannot read fused steps of {path}: {error}") from error
+
+
+def fused_map(source: str, step_functions) -> dict[str, str]:
+    """The multi-step functions TFM301 defined in `source`: `def S_loop(` for a step function S."""
+    from transforms._fusion_names import loop_function_name
+    found = {}
+    for step in sorted(set(step_functions)):
+        fused = loop_function_name(step)
+        if re.search(r"^\s*def %s\(" % re.escape(fused), source, re.MULTILINE):
+            found[fused] = step
+    return found
+
+
+def write_site_map(path: str, run_sites, fused: dict[str, str] | None = None) -> None:
+    """Write (line, function) pairs, and the fused multi-step functions if any, as a sites JSON file."""
+    data = {"run_sites": [{"line": line, "function": name} for line, name in run_sites]}
+    if fused:
+        data["fused_steps"] = [{"function": name, "step_function": step} for name, step in sorted(fused.items())]
     with open(path, "w", encoding="utf-8") as handle:
-        json.dump({"run_sites": [{"line": line, "function": name} for line, name in run_sites]},
-                  handle, indent=1)
+        json.dump(data, handle, indent=1)
 
 
 def line_map(old_source: str, new_source: str) -> dict[int, int]:

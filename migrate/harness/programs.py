@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from migrate.harness.pairing import line_map, load_site_map, sidecar_path, write_site_map
+from migrate.harness.pairing import (fused_map, line_map, load_fused_map, load_site_map, sidecar_path,
+                                     write_site_map)
 
 LEGACY_SUFFIX, MIGRATED_SUFFIX = "_legacy.py", "_tf2.py"
 
@@ -48,6 +49,7 @@ class Prepared:
     lines: dict = field(default_factory=dict)
     migration: dict | None = None
     problem: str | None = None
+    fused: dict = field(default_factory=dict)  # multi-step function -> its step function (TFM301)
 
 
 def discover(legacy: str, migrated: str | None, sites: str | None) -> list[Program]:
@@ -90,23 +92,26 @@ def _program(name, legacy, migrated, sites, batch=False) -> Program:
     return Program(name, legacy, migrated, sites, problem)
 
 
-def prepare(program: Program, work_dir: str) -> Prepared:
-    """Find or make the migrated program, and how its run sites pair with the legacy ones."""
+def prepare(program: Program, work_dir: str, options=None) -> Prepared:
+    """Find or make the migrated program, and how its run sites pair with the legacy ones.
+    `options` (`migrate.runner.Options`): how to migrate it here, when it is made here."""
     if program.problem:
         return Prepared(None, None, problem=program.problem)
     legacy_source = _read(program.legacy)
     if program.migrated:
         site_map = load_site_map(program.sites) if program.sites else {}
-        return Prepared(program.migrated, None, site_map, line_map(legacy_source, _read(program.migrated)))
-    return _migrate_here(program, legacy_source, work_dir)
+        fused = load_fused_map(program.sites) if program.sites else {}
+        return Prepared(program.migrated, None, site_map, line_map(legacy_source, _read(program.migrated)),
+                        fused=fused)
+    return _migrate_here(program, legacy_source, work_dir, options)
 
 
-def _migrate_here(program: Program, legacy_source: str, work_dir: str) -> Prepared:
+def _migrate_here(program: Program, legacy_source: str, work_dir: str, options=None) -> Prepared:
     # The rewrite machinery is needed only in this case.
-    from migrate.runner import migrate_path
+    from migrate.runner import Options, migrate_path
     from transforms.qualnames import mentions_tensorflow
 
-    result = migrate_path(program.legacy)
+    result = migrate_path(program.legacy, options or Options())
     migration = {"status": result.status, "level": result.level, "reason": result.reason,
                  "findings": len(result.findings), "run_sites": len(result.run_sites)}
     if result.status == "failed" or (result.status == "skipped" and mentions_tensorflow(legacy_source)):
@@ -123,9 +128,10 @@ def _migrate_here(program: Program, legacy_source: str, work_dir: str) -> Prepar
         new_bytes = result.new_bytes if result.new_bytes is not None else new_source.encode("utf-8")
     with open(target, "wb") as handle:
         handle.write(new_bytes)
-    write_site_map(sidecar_path(target), result.run_sites)
+    fused = fused_map(new_source, [name for _, name in result.run_sites])
+    write_site_map(sidecar_path(target), result.run_sites, fused)
     return Prepared(target, program.legacy, dict(result.run_sites), line_map(legacy_source, new_source),
-                    migration)
+                    migration, fused=fused)
 
 
 def _read(path: str) -> str:

@@ -51,7 +51,7 @@ def seed_everything(seed):
     np.random.seed(seed)
 
 
-def run_script(path, file_as=None, recorder=None):
+def run_script(path, file_as=None, recorder=None, args=()):
     """Run the script at `path` as `__main__`, as `python path` would.
 
     Returns (status, error, seconds, printed_at): printed_at maps RESULT keys to the recorder's call
@@ -60,9 +60,10 @@ def run_script(path, file_as=None, recorder=None):
     `file_as` sets `__file__` (and the import path) to another location: a program migrated into a
     temporary folder still finds the data files beside the original. Code objects keep `path` as
     their file name, which is how the recorders recognise calls made by the script itself.
+    `args`: its command-line arguments (`sys.argv[1:]`), the same on both sides.
     """
     home = os.path.dirname(os.path.abspath(file_as or path))
-    sys.argv = [file_as or path]
+    sys.argv = [file_as or path] + list(args)
     sys.path.insert(0, home)
     with open(path, "rb") as handle:
         code = compile(handle.read(), path, "exec", dont_inherit=True)

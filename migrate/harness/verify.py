@@ -16,6 +16,7 @@ from migrate.harness import judge
 from migrate.harness.launcher import SideRun, run_side
 from migrate.harness.pairing import SiteMapError
 from migrate.harness.programs import Prepared, Program, prepare
+from migrate.harness.timing import WARMUP_FRACTION
 from migrate.harness.tolerance import Tolerance
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -42,11 +43,14 @@ class Settings:
     timeout_s: float = 600.0
     memory_mb: float = field(default_factory=default_memory_mb)
     seed: int = 0
+    args: tuple[str, ...] = ()  # command-line arguments given to both programs
+
 
     def to_dict(self) -> dict:
         return {"steps": self.steps, "tolerance": self.tolerance.to_dict(), "device": self.device,
                 "legacy_python": self.legacy_python, "timeout_s": self.timeout_s,
-                "memory_limit_mb": round(self.memory_mb), "seed": self.seed}
+                "memory_limit_mb": round(self.memory_mb), "seed": self.seed,
+                "args": list(self.args)}
 
 
 def side_env(settings: Settings, legacy: bool) -> dict:
@@ -96,7 +100,7 @@ def verify_migrated(program: Program, prepared: Prepared, legacy: SideRun, setti
 
 def run_legacy(program: Program, settings: Settings, work: str) -> SideRun:
     config = {"script": program.legacy, "steps": settings.steps, "seed": settings.seed,
-              "device": settings.device,
+              "device": settings.device, "args": list(settings.args),
               "legacy_runtime_root": None if settings.legacy_python else PROJECT_ROOT}
     return run_side(LEGACY_ENTRY, settings.legacy_python or sys.executable, config,
                     os.path.join(work, "legacy"), settings.timeout_s, settings.memory_mb, side_env(settings, True))
@@ -105,8 +109,8 @@ def run_legacy(program: Program, settings: Settings, work: str) -> SideRun:
 def run_migrated(prepared: Prepared, legacy: SideRun, settings: Settings, work: str) -> SideRun:
     weights = os.path.join(legacy.out_dir, "weights.npz")
     config = {"script": prepared.migrated, "file_as": prepared.file_as, "steps": settings.steps,
-              "seed": settings.seed, "device": settings.device,
-              "variables": legacy.data.result.get("variables"),
+              "seed": settings.seed, "device": settings.device, "args": list(settings.args),
+              "fused": prepared.fused, "warmup_fraction": WARMUP_FRACTION, "variables": legacy.data.result.get("variables"),
               "weights": weights if os.path.exists(weights) else None}
     return run_side(MIGRATED_ENTRY, sys.executable, config, os.path.join(work, "migrated_run"),
                     settings.timeout_s, settings.memory_mb, side_env(settings, False))

@@ -1,0 +1,179 @@
+"""Speed of migrated programs against their legacy originals, side by side, through the harness.
+
+For every `legacy_examples/*.py`, each repeat runs the legacy program once (legacy runtime) and then
+each migration variant from that same legacy run (`tf-migrate verify`'s machinery: same weights,
+step-by-step comparison, steady-state timing at the busiest run site, warm-up excluded):
+
+  plain  the migration without step-loop fusion (TFM301 ignored): one tf.function call per step
+  fused  the default migration: Python step loops fused into one in-graph loop where provably safe
+  xla    fused, plus jit_compile=True on the step functions (TFM302, `--jit on`)
+
+Prints, per example and variant, the medians over repeats of legacy and migrated steps/s and of the
+per-repeat ratio (migrated / legacy, measured side by side), whether every repeat was judged
+equivalent, and the geometric mean of the ratios; writes JSON + Markdown to benchmarks/results/.
+
+    python benchmarks/speed.py [--repeats 3] [--variants plain,fused] [--label NAME] [EXAMPLE ...]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from migrate.harness.programs import Program, prepare
+from migrate.harness.tune import VARIANTS
+from migrate.harness.verify import Settings, run_legacy, verify_migrated
+
+# Examples that take their step count on the command line: run long enough for a steady state.
+EXAMPLE_ARGS = {"cnn_tf_layers.py": ("--train_steps=600",), "core_scoped_adam.py": ("--steps", "600")}
+
+
+def machine() -> dict:
+    model = next((line.split(":", 1)[1].strip() for line in _cpuinfo() if line.startswith("model name")), None)
+    return {"cpu": model or platform.processor(), "cores": os.cpu_count(), "python": platform.python_version(),
+            "tensorflow": metadata.version("tensorflow"), "platform": platform.platform()}
+
+
+def _cpuinfo() -> list[str]:
+    try:
+        return Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return []
+
+
+def run_example(path: Path, variants: list[str], repeats: int, work: str) -> dict:
+    """Per variant, the repeats' (legacy steps/s, migrated steps/s, ratio, wall ratio, verdict)."""
+    settings = Settings(args=EXAMPLE_ARGS.get(path.name, ()), timeout_s=300.0)
+    program = Program(path.name, str(path))
+    prepared = {name: prepare(program, tempfile.mkdtemp(dir=work), VARIANTS[name]) for name in variants}
+    runs: dict[str, list[dict]] = {name: [] for name in variants}
+    for _ in range(repeats):
+        legacy = run_legacy(program, settings, tempfile.mkdtemp(dir=work))
+        for name in variants:
+            if prepared[name].problem:
+                runs[name].append({"verdict": "failed", "reason": prepared[name].problem})
+                continue
+            report = verify_migrated(program, prepared[name], legacy, settings, tempfile.mkdtemp(dir=work))
+            runs[name].append(_measurement(report))
+    return {"example": path.name, "args": list(settings.args),
+            "level": {name: (prepared[name].migration or {}).get("level") for name in variants},
+            "variants": {name: summarise(runs[name]) for name in variants}}
+
+
+def _measurement(report: dict) -> dict:
+    timing = report.get("timing") or {}
+    legacy, migrated = timing.get("legacy") or {}, timing.get("migrated") or {}
+    walls = [side.get("wall_s") for side in (legacy, migrated)]
+    return {"verdict": report.get("verdict"), "reason": report.get("reason"),
+            "legacy_steps_per_s": legacy.get("steps_per_s"), "migrated_steps_per_s": migrated.get("steps_per_s"),
+            "ratio": timing.get("speedup"), "basis": timing.get("speedup_basis"),
+            "wall_ratio": walls[0] / walls[1] if all(walls) else None,
+            "steady_steps": [side.get("steps", 0) - side.get("warmup_steps", 0) for side in (legacy, migrated)]}
+
+
+def summarise(runs: list[dict]) -> dict:
+    def median(key):
+        values = [run[key] for run in runs if run.get(key) is not None]
+        return statistics.median(values) if values else None
+
+    verdicts = sorted({run["verdict"] for run in runs})
+    return {"legacy_steps_per_s": median("legacy_steps_per_s"), "migrated_steps_per_s": median("migrated_steps_per_s"),
+            "ratio": median("ratio"), "wall_ratio": median("wall_ratio"),
+            "basis": next((run.get("basis") for run in runs if run.get("basis")), None),
+            "equivalent": verdicts == ["equivalent"], "verdicts": verdicts,
+            "reason": next((run.get("reason") for run in runs if run.get("reason")), ""), "runs": runs}
+
+
+def geometric_mean(values: list[float]) -> float | None:
+    values = [v for v in values if v]
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else None
+
+
+def rows(results: list[dict], variants: list[str]) -> list[list[str]]:
+    """example, level, legacy steps/s, migrated steps/s, ratio, script wall-time ratio, equivalent."""
+    table = []
+    for result in results:
+        for name in variants:
+            found = result["variants"][name]
+            table.append([result["example"], name, result["level"][name] or "-",
+                          _number(found["legacy_steps_per_s"]), _number(found["migrated_steps_per_s"]),
+                          _ratio(found["ratio"]), _ratio(found["wall_ratio"]),
+                          "yes" if found["equivalent"] else "/".join(found["verdicts"])])
+    return table
+
+
+def _number(value) -> str:
+    return "-" if value is None else f"{value:,.0f}"
+
+
+def _ratio(value) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+HEADER = ["example", "variant", "level", "legacy steps/s", "migrated steps/s", "ratio", "wall ratio",
+          "equivalent?"]
+
+
+def render_text(table: list[list[str]], means: dict) -> str:
+    widths = [max(len(row[i]) for row in [HEADER, *table]) for i in range(len(HEADER))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)) for row in [HEADER, *table]]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    lines += [f"geometric mean of ratios, {name}: {_ratio(value)}" for name, value in means.items()]
+    return "\n".join(lines)
+
+
+def render_markdown(report: dict, table: list[list[str]]) -> str:
+    about = report["machine"]
+    about_line = (f"Machine: {about['cpu']}, {about['cores']} cores; Python {about['python']}, "
+                  f"TensorFlow {about['tensorflow']}. {report['repeats']} repeats, medians; ratio = migrated "
+                  "steps/s / legacy steps/s in the same repeat (steady state, warm-up excluded); wall ratio = "
+                  "legacy script wall time / migrated.")
+    lines = [f"# Migrated vs legacy speed ({report['label']})", "", about_line, "",
+             "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    lines += ["| " + " | ".join(row) + " |" for row in table]
+    lines += [""] + [f"- geometric mean of ratios, {name}: {_ratio(value)}" for name, value in report["geomean"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("examples", nargs="*", help="example file names (default: all)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--variants", default="plain,fused")
+    parser.add_argument("--label", default="latest")
+    parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
+    args = parser.parse_args(argv)
+    variants = [name for name in args.variants.split(",") if name]
+    paths = sorted((ROOT / "legacy_examples").glob("*.py"))
+    if args.examples:
+        paths = [p for p in paths if p.name in args.examples or p.stem in args.examples]
+    results = []
+    with tempfile.TemporaryDirectory(prefix="speed-") as work:
+        for number, path in enumerate(paths, 1):
+            print(f"[{number}/{len(paths)}] {path.name}", file=sys.stderr, flush=True)
+            results.append(run_example(path, variants, args.repeats, work))
+    means = {name: geometric_mean([r["variants"][name]["ratio"] for r in results]) for name in variants}
+    report = {"label": args.label, "machine": machine(), "repeats": args.repeats, "variants": variants,
+              "results": results, "geomean": means}
+    table = rows(results, variants)
+    print(render_text(table, means))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"speed_{args.label}.json").write_text(json.dumps(report, indent=1) + "\n")
+    (out / f"speed_{args.label}.md").write_text(render_markdown(report, table))
+    print(f"written: {out / f'speed_{args.label}.json'} and .md", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""`tf-migrate tune PROGRAM`: migrate a program several ways, verify each against one legacy run,
+and keep the fastest variant the harness judges equivalent.
+
+Variants (each a set of `migrate.runner.Options`):
+  plain  one tf.function call per step (step-loop fusion, TFM301, left out)
+  fused  the default migration: step loops run in one graph where provably safe
+  xla    fused, and the step functions compiled with XLA (TFM302, `--jit on`)
+
+Speed is the harness's steady-state speedup over the legacy program (measured side by side in
+each repeat; median over repeats). Only `equivalent` variants can win.
+"""
+from __future__ import annotations
+
+import statistics
+import tempfile
+from dataclasses import dataclass
+
+from migrate.harness.programs import Program, prepare
+from migrate.harness.verify import Settings, run_legacy, verify_migrated
+from migrate.runner import Options
+
+VARIANTS = {
+    "plain": Options(ignore=("TFM301",)),
+    "fused": Options(),
+    "xla": Options(unsafe=True, settings=(("jit", "on"),)),
+}
+
+
+@dataclass
+class Trial:
+    variant: str
+    verdicts: list
+    speedups: list
+    migrated: str | None
+    reason: str = ""
+
+    @property
+    def equivalent(self) -> bool:
+        return bool(self.verdicts) and all(v == "equivalent" for v in self.verdicts)
+
+    @property
+    def speedup(self) -> float | None:
+        values = [s for s in self.speedups if s is not None]
+        return statistics.median(values) if values else None
+
+
+def tune(program: Program, settings: Settings, variants=tuple(VARIANTS), repeats: int = 3,
+         work: str | None = None) -> list[Trial]:
+    """Every variant's trial; the legacy program runs once per repeat, shared by the variants."""
+    work = work or tempfile.mkdtemp(prefix="tune-")
+    prepared = {name: prepare(program, tempfile.mkdtemp(dir=work), VARIANTS[name]) for name in variants}
+    trials = {name: Trial(name, [], [], prepared[name].migrated, prepared[name].problem or "")
+              for name in variants}
+    for _ in range(repeats):
+        legacy = run_legacy(program, settings, tempfile.mkdtemp(dir=work))
+        for name in variants:
+            if prepared[name].problem:
+                trials[name].verdicts.append("failed")
+                continue
+            report = verify_migrated(program, prepared[name], legacy, settings, tempfile.mkdtemp(dir=work))
+            trials[name].verdicts.append(report["verdict"])
+            trials[name].speedups.append((report.get("timing") or {}).get("speedup"))
+            trials[name].reason = trials[name].reason or (report["reason"] if report["verdict"] != "equivalent"
+                                                          else "")
+    return list(trials.values())
+
+
+def best(trials: list[Trial]) -> Trial | None:
+    """The fastest equivalent trial (None when none is equivalent)."""
+    usable = [t for t in trials if t.equivalent and t.speedup is not None]
+    return max(usable, key=lambda t: t.speedup) if usable else None
+
+
+def table(trials: list[Trial], chosen: Trial | None) -> str:
+    rows = [["variant", "equivalent", "speedup", "chosen", "note"]]
+    for trial in trials:
+        rows.append([trial.variant, "yes" if trial.equivalent else "/".join(sorted(set(trial.verdicts))),
+                     "-" if trial.speedup is None else f"{trial.speedup:.2f}x",
+                     "*" if trial is chosen else "", trial.reason.splitlines()[0][:80] if trial.reason else ""])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:]])

@@ -1,0 +1,145 @@
+"""The code a fused step loop becomes (TFM301): a multi-step `tf.function`, one call of it, and the
+Python loop over its stacked outputs that keeps the per-step Python work.
+
+    @tf.function(input_signature=[tf.TensorSpec([], tf.int32), <the arrays' specs>])
+    def train_step_loop(steps, x, y):
+        outputs = train_step.get_concrete_function().structured_outputs
+        stacked_1 = tf.TensorArray(outputs[1].dtype, size=stop - first, element_shape=outputs[1].shape)
+        for index in tf.range(steps):
+            step_outputs = train_step(x, y)
+            stacked_1 = stacked_1.write(index, step_outputs[1])
+        return [None, stacked_1.stack()]
+
+    train_step_outputs = train_step_loop(STEPS, x, y)
+    for step in range(STEPS):
+        _, loss = [None, train_step_outputs[1][step]]
+        ...
+"""
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from transforms._fusion_names import loop_function_name, outputs_name
+from transforms._fusion_params import values_name
+from transforms._fusion_plan import Plan
+
+GRAPH_LOCALS = frozenset({"first", "stop", "index", "outputs", "step_outputs"})
+REPLAY_INDEX = "step_index"
+
+
+def code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def leaves(plan: Plan) -> list[tuple[str, str]]:
+    """(key expression, TensorArray name) of each non-None output, in order."""
+    kind, keys = plan.step.outputs.kind, plan.step.outputs.keys
+    if kind == "single":
+        return [("", "stacked")]
+    if kind == "dict":
+        return [(f"[{key}]", "stacked_" + (re.sub(r"\W", "_", key[1:-1]) or str(n))) for n, key in enumerate(keys)]
+    return [(f"[{key}]", f"stacked_{key}") for key in keys]
+
+
+def structure(plan: Plan, leaf) -> str:
+    """The step function's output structure with each non-None leaf written by `leaf(key, name)`."""
+    outputs, pairs = plan.step.outputs, leaves(plan)
+    if outputs.kind == "single":
+        return leaf(*pairs[0])
+    if outputs.kind == "dict":
+        items = {key: f"{key}: {leaf(f'[{key}]', name)}" for (_, name), key in zip(pairs, outputs.keys)}
+        items.update({key: f"{key}: None" for key in outputs.none_keys})
+        return "{" + ", ".join(items[key] for key in sorted(items, key=_dict_order(plan))) + "}"
+    by_position = {int(key[1:-1]): leaf(key, name) for key, name in pairs}
+    elements = [by_position.get(i, "None") for i in range(outputs.length)]
+    text = ", ".join(elements) + ("," if outputs.kind == "tuple" and len(elements) == 1 else "")
+    return f"[{text}]" if outputs.kind == "list" else f"({text})"
+
+
+def _dict_order(plan: Plan):
+    order = list(plan.step.outputs.keys) + list(plan.step.outputs.none_keys)
+    return order.index
+
+
+def fused_function(plan: Plan, loop: cst.For, tf: str) -> str:
+    """Source of the multi-step function."""
+    step, name = plan.step.name, loop_function_name(plan.step.name)
+    specs = "".join(f"    {code(spec)},\n" for _, spec in plan.params)
+    params = "".join(f", {param}" for param, _ in plan.params)
+    simple = len(loop.iter.args) == 1 and loop.target.value != "_"
+    counter = loop.target.value if simple else "index"
+    scalar = f"    {tf}.TensorSpec([], {tf}.int32),\n"
+    lines = [f"@{tf}.function(input_signature=[\n{scalar}{scalar}{specs}])",
+             f"def {name}(first, stop{params}):",
+             f'    """Runs `{step}` for steps first..stop-1 in one graph; outputs stacked, one row per step."""']
+    pairs = leaves(plan) if plan.step.outputs.kind != "none" else []
+    if pairs:
+        lines.append(f"    outputs = {step}.get_concrete_function().structured_outputs")
+        lines += [f"    {ta} = {tf}.TensorArray(outputs{key}.dtype, size=stop - first, element_shape=outputs{key}.shape)"
+                  for key, ta in pairs]
+    lines.append(f"    for {counter} in {tf}.range(first, stop):")
+    if plan.uses_loop_var and not simple:
+        start, stride = _start_and_stride(loop.iter)
+        offset = "" if start == "0" else f"{start} + "
+        lines.append(f"        {loop.target.value} = {offset}index{stride}")
+    lines += [f"        {name} = {values_name(name)}[{counter}]" for name, _ in plan.scheduled]
+    lines += ["        " + code(statement).strip() for statement in plan.copied]
+    if pairs:
+        lines.append(f"        step_outputs = {code(plan.call)}")
+        lines += [f"        {ta} = {ta}.write({counter} - first, step_outputs{key})" for key, ta in pairs]
+        lines.append(f"    return {structure(plan, lambda key, ta: ta + '.stack()')}")
+    else:
+        lines.append(f"        {code(plan.call)}")
+    return "\n".join(lines) + "\n"
+
+
+def _start_and_stride(iterable: cst.Call) -> tuple[str, str]:
+    args = [code(a.value) for a in iterable.args]
+    if len(args) < 3:
+        return args[0], ""
+    simple = isinstance(iterable.args[2].value, (cst.Name, cst.Integer, cst.Attribute))
+    return args[0], f" * {args[2]}" if simple else f" * ({args[2]})"
+
+
+def steps_expression(loop: cst.For) -> str:
+    args = loop.iter.args
+    return "0, " + (code(args[0].value) if len(args) == 1 else f"len({code(loop.iter)})")
+
+
+def schedules(plan: Plan, loop: cst.For) -> list[str]:
+    """Per-step Python numbers computed before the steps, as the loop would have computed them."""
+    return [f"{values_name(name)} = [{code(value)} for {loop.target.value} in {code(loop.iter)}]"
+            for name, value in plan.scheduled]
+
+
+def fused_call(plan: Plan, loop: cst.For) -> str:
+    args = "".join(f", {param}" for param, _ in plan.params)
+    call = f"{loop_function_name(plan.step.name)}({steps_expression(loop)}{args})"
+    return call if plan.step.outputs.kind == "none" else f"{outputs_name(plan.step.name)} = {call}"
+
+
+def replay_loop(plan: Plan, loop: cst.For) -> cst.For | None:
+    """The original loop with the step call replaced by its stacked outputs' row (None if empty)."""
+    simple = len(loop.iter.args) == 1 and loop.target.value != "_"
+    row = loop.target.value if simple else REPLAY_INDEX
+    body = list(loop.body.body)
+    statement = body[plan.call_index]
+    if isinstance(statement.body[0], cst.Expr):
+        del body[plan.call_index]
+    else:
+        value = structure(plan, lambda key, ta: f"{outputs_name(plan.step.name)}{key}[{row}]") \
+            if plan.step.outputs.kind != "none" else "None"
+        assign = statement.body[0].with_changes(value=cst.parse_expression(value))
+        body[plan.call_index] = statement.with_changes(body=[assign])
+    if not body:
+        return None
+    replay = loop.with_changes(body=loop.body.with_changes(body=body), leading_lines=[])
+    if loop.target.value == "_" and len(loop.iter.args) == 1:  # `for _ in range(n)`: name the step
+        replay = replay.with_changes(target=cst.Name(REPLAY_INDEX))
+    elif not simple:
+        header = cst.parse_expression(f"({REPLAY_INDEX}, {loop.target.value})")
+        replay = replay.with_changes(target=header.with_changes(lpar=[], rpar=[]),
+                                     iter=cst.parse_expression(f"enumerate({code(loop.iter)})"))
+    return replay

@@ -1,0 +1,14 @@
+"""Names shared by the step-loop fusion (TFM301) and the harness that checks its output."""
+from __future__ import annotations
+
+LOOP_SUFFIX = "_loop"
+
+
+def loop_function_name(step_function: str) -> str:
+    """The multi-step function that runs `step_function` over a range of steps in one graph."""
+    return step_function + LOOP_SUFFIX
+
+
+def outputs_name(step_function: str) -> str:
+    """The variable holding a multi-step function's stacked outputs."""
+    return step_function + "_outputs"

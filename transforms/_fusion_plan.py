@@ -1,0 +1,130 @@
+"""Deciding whether a Python step loop can run in one graph (TFM301), and how.
+
+`plan_fusion` returns a `Plan`, or the reason (a string) why the loop must stay as it is. The loop
+must be `for v in range(...)` without `else`, call exactly one step function once per iteration
+as a statement of its own, feed it invariant values or batches of invariant arrays (`_fusion_args`),
+and otherwise do plain Python: no other TensorFlow function or state read (an evaluation every N
+steps reads weights mid-training), no early exit, no rebinding of what the call reads.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import libcst as cst
+
+from transforms._fusion_args import IndexChecker
+from transforms._fusion_body import (
+    bound_count,
+    copied_statements,
+    named_problem,
+    plain_python_problem,
+    scheduled_values,
+)
+from transforms._fusion_params import loop_params
+from transforms._fusion_scan import Outputs, calls_in, leaving_statement, names_bound
+
+NO_STEP_CALL = "loop body calls no step function"
+
+
+@dataclass(frozen=True)
+class StepFunction:
+    name: str
+    params: tuple[str, ...]
+    specs: tuple[cst.BaseExpression, ...]  # its input_signature, one TensorSpec per parameter
+    outputs: Outputs
+
+
+@dataclass(frozen=True)
+class Plan:
+    step: StepFunction
+    call: cst.Call
+    call_index: int  # position of the call's statement in the loop body
+    copied: tuple[cst.SimpleStatementLine, ...]  # index statements the graph loop repeats
+    scheduled: tuple[tuple[str, cst.BaseExpression], ...]  # per-step values computed in Python first
+    params: tuple[tuple[str, cst.BaseExpression], ...]  # array/scalar name -> its TensorSpec
+    uses_loop_var: bool
+
+
+def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
+                call_problem: Callable[[cst.Call], str | None], opaque: frozenset[str] = frozenset()) -> Plan | str:
+    """`state`: names of TensorFlow functions, variables and modules, which the loop must not read;
+    `opaque`: names that may hold such objects (results of calls that may return them, `self`), which
+    the loop's Python work must not read unless the loop body binds them itself. (The step's
+    arguments may: they replace feed_dict values, which TF1 required to be NumPy-convertible.)"""
+    body = list(loop.body.body)
+    if not any(_callee(c) in steps for s in body for c in calls_in(s, False)):
+        return NO_STEP_CALL
+    if loop.orelse is not None or loop.asynchronous is not None or not isinstance(loop.target, cst.Name):
+        return "loop has an else clause, is async or unpacks its target"
+    if not _is_range(loop.iter):
+        return "loop does not run over range(...)"
+    leaving = leaving_statement(body)
+    if leaving is not None:
+        return f"loop body contains `{type(leaving).__name__}`; the steps could not all run first"
+    found = _step_call(body, steps)
+    if isinstance(found, str):
+        return found
+    index, call, step = found
+    loop_var, bound = loop.target.value, names_bound(body)
+    if loop_var in bound or loop_var in names_bound([loop.iter]):
+        return "loop body rebinds the loop variable"
+    copied = copied_statements(body[:index], call)
+    per_step = {s.body[0].targets[0].target.value: s.body[0].value for s in copied}
+    if any(bound_count(body, name) != 1 for name in per_step):
+        return "a value the step call reads is bound more than once in the loop body"
+    checker = IndexChecker(loop_var, per_step, (bound - set(per_step)) | state)
+    for problem in _check_range(checker, loop.iter):
+        return f"range {problem}"
+    scheduled = scheduled_values(checker, copied, call)
+    copied = [s for s in copied if s.body[0].targets[0].target.value not in scheduled]
+    problems = [named_problem(s, checker.copied_value(s.body[0].value)) for s in copied]
+    problems += [_argument_problem(checker, arg, step) for arg in call.args
+                 if not (isinstance(arg.value, cst.Name) and arg.value.value in scheduled)]
+    problem = next((p for p in problems if p), None) or plain_python_problem(
+        [s for i, s in enumerate(body) if i != index and s not in copied], state | (opaque - bound), call_problem)
+    if problem:
+        return problem
+    params = loop_params(call, step, per_step, set(scheduled))
+    if isinstance(params, str):
+        return params
+    return Plan(step, call, index, tuple(copied), tuple(scheduled.items()), params,
+                checker.facts.uses_loop_var or bool(scheduled))
+
+
+def _is_range(node: cst.BaseExpression) -> bool:
+    return (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "range"
+            and 1 <= len(node.args) <= 3 and not any(a.keyword or a.star for a in node.args))
+
+
+def _check_range(checker: IndexChecker, node: cst.Call):
+    for arg in node.args:
+        problem = checker.integer(arg.value)
+        if problem or checker.facts.uses_loop_var:
+            yield problem or "uses the loop variable"
+
+
+def _step_call(body, steps):
+    """(statement index, call, step function) of the one step call, or why there is not one."""
+    calls = [(i, c) for i, s in enumerate(body) for c in calls_in(s, False) if _callee(c) in steps]
+    if len(calls) != 1:
+        return NO_STEP_CALL if not calls else "loop body calls tf.functions twice per step (e.g. an evaluation reading the weights mid-training)"
+    index, call = calls[0]
+    statement = body[index]
+    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+        else None
+    if not (isinstance(small, cst.Expr) or (isinstance(small, cst.Assign) and len(small.targets) == 1)) \
+            or small.value is not call:
+        return f"the call of `{_callee(call)}` is not a statement of its own (`out = step(...)` or `step(...)`)"
+    return index, call, steps[_callee(call)]
+
+
+def _callee(call: cst.Call) -> str | None:
+    return call.func.value if isinstance(call.func, cst.Name) else None
+
+
+def _argument_problem(checker: IndexChecker, arg: cst.Arg, step: StepFunction) -> str | None:
+    if arg.star or (arg.keyword is not None and arg.keyword.value not in step.params):
+        return "the step call unpacks arguments or names an unknown parameter"
+    problem = checker.argument(arg.value)
+    return f"argument {problem}" if problem else None

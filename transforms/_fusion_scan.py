@@ -1,0 +1,159 @@
+"""Syntax facts the step-loop fusion (TFM301) needs: names read and bound, statements that leave a
+loop early, and the output structure of a step function. Pure libcst, no metadata."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+# Statements after which the Python loop would not run every step to the end (or would change
+# scoping): their presence anywhere in a loop body rules the fusion out.
+LEAVING = (cst.Break, cst.Continue, cst.Return, cst.Raise, cst.Global, cst.Nonlocal, cst.Del,
+           cst.FunctionDef, cst.ClassDef, cst.With, cst.Try, cst.Assert, cst.Import, cst.ImportFrom)
+
+
+def names_read(node: cst.CSTNode) -> list[str]:
+    """Every bare name in `node`, in source order (attribute names after a dot excluded)."""
+    found: list[str] = []
+
+    class Collector(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name.value)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            attribute.value.visit(self)
+            return False
+
+    node.visit(Collector())
+    return found
+
+
+def names_bound(nodes) -> set[str]:
+    """Names that statements in `nodes` bind (assignments, loop targets, walrus)."""
+    found: set[str] = set()
+
+    class Collector(cst.CSTVisitor):
+        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
+            found.update(_target_names(target.target))
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            found.update(_target_names(node.target))
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            found.update(_target_names(node.target))
+
+        def visit_For(self, node: cst.For) -> None:
+            found.update(_target_names(node.target))
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            found.update(_target_names(node.target))
+
+        def visit_CompFor(self, node: cst.CompFor) -> None:
+            found.update(_target_names(node.target))
+
+    for node in nodes:
+        node.visit(Collector())
+    return found
+
+
+def _target_names(target: cst.BaseExpression) -> set[str]:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(_target_names(e.value) for e in target.elements)) if target.elements else set()
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return set()  # attribute or subscript targets bind no name
+
+
+def calls_in(node: cst.CSTNode, nested_loops: bool = True) -> list[cst.Call]:
+    """Calls in `node`; without `nested_loops`, those inside loops nested in it are left out."""
+    found: list[cst.Call] = []
+
+    class Collector(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+        def visit_For(self, loop: cst.For) -> bool:
+            return nested_loops
+
+        def visit_While(self, loop: cst.While) -> bool:
+            return nested_loops
+
+    node.visit(Collector())
+    return found
+
+
+def leaving_statement(nodes) -> cst.CSTNode | None:
+    """The first statement in `nodes` that leaves the loop early or needs a scope of its own."""
+    found: list[cst.CSTNode] = []
+
+    class Finder(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            if isinstance(node, (*LEAVING, cst.Yield, cst.Await, cst.Lambda)):
+                found.append(node)
+                return False
+            return not found
+
+    for node in nodes:
+        node.visit(Finder())
+    return found[0] if found else None
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """What a step function returns: "none", "single", "list", "tuple" or "dict"; the keys of its
+    non-None leaves and of its None leaves (list/tuple positions, dict keys as source text)."""
+
+    kind: str
+    keys: tuple = ()
+    length: int = 0
+    none_keys: tuple = ()
+
+
+def step_outputs(function: cst.FunctionDef) -> Outputs | None:
+    """The output structure of `function`, from its single final `return`; None when unclear."""
+    body = function.body.body
+    returns = [n for n in body if isinstance(n, cst.SimpleStatementLine) and isinstance(n.body[0], cst.Return)]
+    last = body[-1] if body else None
+    if not returns:
+        return Outputs("none")
+    if len(returns) != 1 or returns[0] is not last or _returns_inside(body[:-1]):
+        return None
+    value = returns[0].body[0].value
+    if value is None or _is_none(value):
+        return Outputs("none")
+    if isinstance(value, (cst.List, cst.Tuple)):
+        items = [e.value for e in value.elements]
+        if any(isinstance(e, cst.StarredElement) for e in value.elements):
+            return None
+        keys = tuple(i for i, item in enumerate(items) if not _is_none(item))
+        nones = tuple(i for i, item in enumerate(items) if _is_none(item))
+        return Outputs("list" if isinstance(value, cst.List) else "tuple", keys, len(items), nones)
+    if isinstance(value, cst.Dict):
+        keys, nones = [], []
+        for element in value.elements:
+            if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
+                return None
+            (nones if _is_none(element.value) else keys).append(element.key.value)
+        return Outputs("dict", tuple(keys), len(value.elements), tuple(nones))
+    return Outputs("single")
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _returns_inside(statements) -> bool:
+    found: list[cst.Return] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_FunctionDef(self, node) -> bool:
+            return False
+
+        def visit_Return(self, node: cst.Return) -> None:
+            found.append(node)
+
+    for statement in statements:
+        statement.visit(Finder())
+    return bool(found)

@@ -1,0 +1,149 @@
+"""What a module holds that a fused loop must know about (TFM301): its step functions (tf.functions
+with an input_signature and a clear output structure), the names bound to TensorFlow state or
+functions (which a fused loop body must not read), and which calls in a loop body are plain Python.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from transforms._fusion_names import LOOP_SUFFIX
+from transforms._fusion_plan import StepFunction
+from transforms._fusion_scan import calls_in, names_bound, names_read, step_outputs
+
+SAFE_BUILTINS = frozenset({
+    "print", "float", "int", "str", "bool", "len", "round", "abs", "min", "max", "repr", "format",
+    "list", "tuple", "dict", "set", "sorted", "sum", "enumerate", "zip", "range", "slice", "isinstance",
+})
+SAFE_METHODS = frozenset({"numpy", "item", "tolist", "append", "extend", "format", "ravel", "mean",
+                          "sum", "max", "min", "argmax", "astype", "reshape", "flatten", "join", "get"})
+PURE_MODULES = ("numpy.", "json.", "math.")
+
+
+@dataclass
+class ModuleFacts:
+    steps: dict[str, StepFunction] = field(default_factory=dict)
+    state: set[str] = field(default_factory=set)
+    plain: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    opaque: frozenset[str] = frozenset()  # may hold TensorFlow objects: see `collect_facts`
+    qualified: Callable[[cst.CSTNode], set[str]] = lambda node: set()
+
+    def call_problem(self, call: cst.Call, depth: int = 0) -> str | None:
+        """Why `call` in a fused loop body might touch TensorFlow state, or None for plain Python."""
+        func = call.func
+        if isinstance(func, cst.Name) and func.value in SAFE_BUILTINS and func.value not in self.plain:
+            return None
+        if isinstance(func, cst.Attribute) and (func.attr.value in SAFE_METHODS or any(
+                name.startswith(PURE_MODULES) for name in self.qualified(func))):
+            return None
+        if isinstance(func, cst.Name) and func.value in self.plain and depth < 3:
+            return self._plain_problem(self.plain[func.value], depth)
+        return f"loop body calls `{cst.Module([]).code_for_node(func)}`, which may read TensorFlow state"
+
+    def _plain_problem(self, function: cst.FunctionDef, depth: int) -> str | None:
+        touched = sorted(set(names_read(function.body)) & self.state)
+        if touched:
+            return f"loop body calls `{function.name.value}`, which reads `{touched[0]}`"
+        calls: list[cst.Call] = []
+
+        class Collector(cst.CSTVisitor):
+            def visit_Call(self, node: cst.Call) -> None:
+                calls.append(node)
+
+            def visit_Global(self, node) -> None:
+                calls.append(None)
+
+        function.body.visit(Collector())
+        if None in calls:
+            return f"loop body calls `{function.name.value}`, which rebinds globals"
+        return next((p for p in (self.call_problem(c, depth + 1) for c in calls) if p), None)
+
+
+def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
+    """Scan `module` once; `tf_names(node)` gives a node's TensorFlow names (metadata-backed)."""
+    facts = ModuleFacts(qualified=qualified)
+    assignments: list[cst.Assign] = []
+
+    class Scanner(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            decorators = [d.decorator for d in node.decorators]
+            if any(_is_tf_function(d, tf_names) for d in decorators):
+                facts.state.add(node.name.value)
+                step = _step_function(node, decorators, tf_names)
+                if step is not None:
+                    facts.steps[node.name.value] = step
+            elif not decorators:
+                facts.plain[node.name.value] = node
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            assignments.append(node)
+            if _mentions_tf(node.value, tf_names) and not _is_flag_values(node.value, tf_names, qualified):
+                facts.state |= names_bound([node])
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if tf_names(node):
+                facts.state.add(node.value)
+
+    module.visit(Scanner())
+    for name in facts.steps:
+        facts.plain.pop(name, None)
+    # Multi-step functions this transform wrote are not steps to fuse again (that would not be stable).
+    for name in [n for n in facts.steps if n.endswith(LOOP_SUFFIX) and n[: -len(LOOP_SUFFIX)] in facts.steps]:
+        del facts.steps[name]
+    # A name bound to what a call returns may hold a model or a variable (`model = build_model()`),
+    # unless the call is plain Python by the same rules as a loop body's calls.
+    opaque = {"self", "cls"}
+    for node in assignments:
+        calls = calls_in(node.value)
+        if any(facts.call_problem(call) for call in calls if _callee_name(call) not in facts.steps):
+            opaque |= names_bound([node])
+    facts.opaque = frozenset(opaque - facts.state)
+    return facts
+
+
+def _callee_name(call: cst.Call) -> str | None:
+    return call.func.value if isinstance(call.func, cst.Name) else None
+
+
+def _is_tf_function(decorator: cst.BaseExpression, tf_names) -> bool:
+    target = decorator.func if isinstance(decorator, cst.Call) else decorator
+    return "tf.function" in tf_names(target)
+
+
+def _step_function(node: cst.FunctionDef, decorators, tf_names) -> StepFunction | None:
+    """A tf.function with a literal input_signature list and a clear output structure."""
+    for decorator in decorators:
+        if not (isinstance(decorator, cst.Call) and _is_tf_function(decorator, tf_names)):
+            continue
+        signature = next((a.value for a in decorator.args if a.keyword and a.keyword.value == "input_signature"),
+                         None)
+        outputs = step_outputs(node)
+        if not isinstance(signature, cst.List) or outputs is None:
+            return None
+        params = tuple(p.name.value for p in node.params.params)
+        return StepFunction(node.name.value, params, tuple(e.value for e in signature.elements), outputs)
+    return None
+
+
+def _is_flag_values(node: cst.BaseExpression, tf_names, qualified) -> bool:
+    """`FLAGS = tf.app.flags.FLAGS` (or absl's): parsed command-line values, not graph state."""
+    names = tf_names(node) | qualified(node)
+    return bool(names) and all(name.endswith("flags.FLAGS") for name in names)
+
+
+def _mentions_tf(node: cst.CSTNode, tf_names) -> bool:
+    found: list[bool] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            if not found and tf_names(name):
+                found.append(True)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> None:
+            if not found and tf_names(attribute):
+                found.append(True)
+
+    node.visit(Finder())
+    return bool(found)
