@@ -8,6 +8,7 @@ import libcst as cst
 
 from transforms._graph_api import Category, categorize
 from transforms._graph_syntax import Refusal, code, expr, replace_nodes
+from transforms.qualnames import dotted_name
 
 _TF_MODULES = ("tensorflow", "tensorflow.compat.v1")
 
@@ -53,7 +54,7 @@ def _import_tf2(statement: cst.BaseStatement) -> cst.BaseStatement:
         return statement
     small = statement.body[0]
     names = [alias.with_changes(name=cst.parse_expression("tensorflow"))
-             if _dotted(alias.name) == "tensorflow.compat.v1" and alias.asname else alias for alias in small.names]
+             if dotted_name(alias.name) == "tensorflow.compat.v1" and alias.asname else alias for alias in small.names]
     return statement.with_changes(body=[small.with_changes(names=names)])
 
 
@@ -64,7 +65,7 @@ def _bind_tf(program, module: cst.Module) -> None:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if isinstance(small, cst.Import):
-                    bindings += [_dotted(a.name) for a in small.names if _bound_name(a) == "tf"]
+                    bindings += [dotted_name(a.name) for a in small.names if _bound_name(a) == "tf"]
                 elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
                     bindings += ["from-import" for a in small.names if _bound_name(a) == "tf"]
     if any(binding not in _TF_MODULES for binding in bindings):
@@ -76,10 +77,4 @@ def _bind_tf(program, module: cst.Module) -> None:
 def _bound_name(alias: cst.ImportAlias) -> str:
     if alias.asname is not None:
         return alias.asname.name.value
-    return _dotted(alias.name).split(".")[0]
-
-
-def _dotted(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
-    return node.value if isinstance(node, cst.Name) else ""
+    return dotted_name(alias.name).split(".")[0]

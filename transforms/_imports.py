@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from transforms.qualnames import dotted_name
+
 
 @dataclass(frozen=True)
 class ImportRequest:
@@ -47,10 +49,10 @@ def _existing_imports(module: cst.Module) -> set[tuple[str, str | None, str | No
         for small in statement.body:
             if isinstance(small, cst.Import):
                 for alias in small.names:
-                    found.add((_dotted(alias.name), None, _asname(alias)))
+                    found.add((dotted_name(alias.name), None, _asname(alias)))
             elif isinstance(small, cst.ImportFrom) and small.module and not isinstance(small.names, cst.ImportStar):
                 for alias in small.names:
-                    found.add((_dotted(small.module), _dotted(alias.name), _asname(alias)))
+                    found.add((dotted_name(small.module), dotted_name(alias.name), _asname(alias)))
     return found
 
 
@@ -74,13 +76,6 @@ def _is_docstring(statement: cst.BaseStatement) -> bool:
             and isinstance(statement.body[0], cst.Expr)
             and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
-
-def _dotted(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
-    return ""
 
 
 def _asname(alias: cst.ImportAlias) -> str | None:

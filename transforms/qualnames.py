@@ -64,3 +64,12 @@ def _assignments(small: cst.BaseSmallStatement):
         for alias in small.names:
             if alias.asname and isinstance(alias.asname.name, cst.Name):
                 yield alias.asname.name.value, None
+
+
+def dotted_name(node: cst.CSTNode | None) -> str:
+    """`a.b.c` for a Name/Attribute chain, "" for anything else (calls, subscripts, None)."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{dotted_name(node.value)}.{node.attr.value}"
+    return ""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from transforms.base import TFTransform
+from transforms.qualnames import dotted_name
 
 MODULES = {"tf.app.flags": "flags", "tf.flags": "flags", "tf.logging": "logging", "tf.app": "app"}
 LOGGING_RENAMES = {"warn": "warning", "WARN": "WARNING"}
@@ -129,19 +130,11 @@ def _top_level_bindings(module: cst.Module) -> set[str]:
 
 def _bound_by(small: cst.BaseSmallStatement) -> set[str]:
     if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
-        if isinstance(small, cst.ImportFrom) and _dotted(small.module) == "absl":
+        if isinstance(small, cst.ImportFrom) and dotted_name(small.module) == "absl":
             return set()
-        return {(a.asname.name.value if a.asname else _dotted(a.name).split(".")[0]) for a in small.names}
+        return {(a.asname.name.value if a.asname else dotted_name(a.name).split(".")[0]) for a in small.names}
     if isinstance(small, cst.Assign):
-        if _dotted(small.value).startswith("tf."):
+        if dotted_name(small.value).startswith("tf."):
             return set()
         return {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
     return set()
-
-
-def _dotted(node) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
-    return ""
