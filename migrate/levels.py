@@ -10,10 +10,12 @@ from transforms.qualnames import canonical_tf_name
 from transforms.tables import symbol_table
 
 
-def classify(module: cst.Module) -> Level:
-    """The level of a parsed module, judged from the qualified names it uses."""
+def classify(module: cst.Module | MetadataWrapper) -> Level:
+    """The level of a parsed module, judged from the qualified names it uses. Pass the wrapper
+    the transforms used when there is one: it has the qualified names resolved already."""
     collector = _QualifiedNameCollector()
-    MetadataWrapper(module, unsafe_skip_copy=True).visit(collector)
+    wrapper = module if isinstance(module, MetadataWrapper) else MetadataWrapper(module, unsafe_skip_copy=True)
+    wrapper.visit(collector)
     raw_names = collector.names
     tf_raw = {name for name in raw_names if canonical_tf_name(name) is not None}
     if not tf_raw:

@@ -36,6 +36,8 @@ class Options:
 @dataclass(frozen=True)
 class CodeOutcome:
     module: cst.Module
+    #: `module`'s wrapper, with the metadata the last transforms resolved on it.
+    wrapper: MetadataWrapper
     findings: tuple[Finding, ...]
     run_sites: tuple[tuple[int, str], ...]
 
@@ -44,13 +46,13 @@ def transform_module(module: cst.Module, options: Options, filename: str = "<str
     """Run every selected transform over a parsed module. Exceptions propagate to the caller.
 
     Metadata (scopes, qualified names) is most of the cost, so one MetadataWrapper serves every
-    transform until one of them changes the code; transforms whose triggers do not occur in the
-    source are not run at all."""
+    transform until one of them changes the code; a transform whose triggers do not occur in the
+    code as the earlier transforms left it is not run at all."""
     context = TransformContext(filename=filename, scratch={"settings": dict(options.settings)})
-    source = code = module.code
+    code = module.code
     wrapper = MetadataWrapper(module)
     for transform_class in selected_transforms(options.select, options.ignore, options.unsafe):
-        if not transform_class.applies_to(source):
+        if not transform_class.applies_to(code):
             continue
         result = transform_class(context).transform_wrapper(wrapper)
         new_code = result.code
@@ -59,7 +61,7 @@ def transform_module(module: cst.Module, options: Options, filename: str = "<str
     module = wrapper.module
     findings = tuple(context.scratch.get(FINDINGS_KEY, ()))
     run_sites = tuple(context.scratch.get(RUN_SITES_KEY, ()))
-    return CodeOutcome(module, findings, run_sites)
+    return CodeOutcome(module, wrapper, findings, run_sites)
 
 
 def migrate_code(source: str, options: Options = Options(), filename: str = "<string>") -> CodeOutcome:
@@ -67,15 +69,15 @@ def migrate_code(source: str, options: Options = Options(), filename: str = "<st
     return transform_module(cst.parse_module(source), options, filename)
 
 
-def check_rewrite(new_code: str, options: Options, filename: str) -> str | None:
-    """Why a rewritten module must not be written, or None when it is sound."""
+def check_rewrite(new_code: str, options: Options, filename: str) -> tuple[str | None, CodeOutcome | None]:
+    """Why a rewritten module must not be written (None when it is sound), and the second run."""
     try:
-        again = migrate_code(new_code, options, filename).module.code
+        again = migrate_code(new_code, options, filename)
     except cst.ParserSyntaxError as error:
-        return f"rewrite produced code that does not parse ({error.message}); left untouched"
-    if again != new_code:
-        return "rewrite is not stable (a second run changes it again); left untouched"
-    return None
+        return f"rewrite produced code that does not parse ({error.message}); left untouched", None
+    if again.module.code != new_code:
+        return "rewrite is not stable (a second run changes it again); left untouched", again
+    return None, again
 
 
 def migrate_text(path: str, text: str, options: Options) -> FileResult:
@@ -92,11 +94,11 @@ def migrate_text(path: str, text: str, options: Options) -> FileResult:
     outcome = transform_module(module, options, path)
     new_code = outcome.module.code
     if new_code == text:
-        return FileResult(path, "unchanged", classify(module), findings=outcome.findings)
-    problem = check_rewrite(new_code, options, path)
+        return FileResult(path, "unchanged", classify(outcome.wrapper), findings=outcome.findings)
+    problem, second_run = check_rewrite(new_code, options, path)
     if problem:
         return FileResult(path, "failed", classify(module), problem, outcome.findings)
-    return FileResult(path, "changed", classify(outcome.module), findings=outcome.findings,
+    return FileResult(path, "changed", classify(second_run.wrapper), findings=outcome.findings,
                       old_source=text, new_source=new_code, run_sites=outcome.run_sites)
 
 

@@ -30,7 +30,11 @@ SEEDED = ["core_session_mlp", "core_tf_layers_cnn",
           pytest.param("core_interactive_momentum", marks=pytest.mark.slow),
           pytest.param("core_scoped_adam", marks=pytest.mark.slow),
           pytest.param("core_multi_fetch", marks=pytest.mark.slow),
-          pytest.param("core_batch_norm", marks=pytest.mark.slow)]
+          pytest.param("core_batch_norm", marks=pytest.mark.slow),
+          pytest.param("core_metrics_eval", marks=pytest.mark.slow),
+          pytest.param("core_contrib_layers", marks=pytest.mark.slow),
+          pytest.param("core_plain_import", marks=pytest.mark.slow),
+          pytest.param("core_builder_dict", marks=pytest.mark.slow)]
 RANDOM_INIT = ["core_graph_helpers", "core_layers_dropout"]
 FORBIDDEN = ("compat", "Session", "InteractiveSession", "placeholder", "placeholder_with_default", "feed_dict")
 

@@ -16,6 +16,9 @@ V1_DATASET_MEMBERS = frozenset({"make_one_shot_iterator", "make_initializable_it
 
 def uses_v1_dataset_api(transform, module: cst.Module) -> bool:
     """Whether any `x.make_one_shot_iterator`-like member is used on a non-TensorFlow receiver."""
+    code = module.code
+    if not any(member in code for member in V1_DATASET_MEMBERS):
+        return False
     found = []
 
     class Scan(cst.CSTVisitor):

@@ -63,7 +63,7 @@ class FunctionWriter:
         for use in self.layer_uses.get(index, []):
             replacements[id(use.call)] = layer_call(use)
         replacements.update(_constant_replacements(item.node, {**constants, **item.renames}))
-        body = replace_nodes(item.node, replacements)
+        body = replace_nodes(item.body or item.node, replacements)
         return body.with_changes(leading_lines=[*item.leading, *body.leading_lines])
 
     def _train_step(self, function, inside, after, trainable, constants) -> list[cst.BaseStatement]:

@@ -7,7 +7,7 @@ import libcst as cst
 from transforms._graph_api import Category
 from transforms._graph_model import Kind
 from transforms._graph_recognize import ExprFacts, Resolver, SiteRecognizer
-from transforms._graph_syntax import Refusal, code
+from transforms._graph_syntax import Refusal, children, code
 
 class ExprAnalyzer(SiteRecognizer):
     """Reads expressions against the kinds of the names bound so far in the block."""
@@ -49,7 +49,7 @@ class ExprAnalyzer(SiteRecognizer):
             for element in node.value.elements:
                 self._visit(element.value, facts)
         else:
-            for child in node.children:
+            for child in children(node):
                 self._visit(child, facts)
 
     def _visit_name(self, node: cst.Name, facts: ExprFacts) -> None:
@@ -116,7 +116,7 @@ class ExprAnalyzer(SiteRecognizer):
                 self._visit(arg.value, facts)
             return
         inner = ExprFacts()
-        for child in node.children:
+        for child in children(node):
             self._visit(child, inner)
         if inner.reads or inner.builds_ops:
             raise Refusal(node, f"graph values flow into '{code(func)}', which is not a TensorFlow op")

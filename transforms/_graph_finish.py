@@ -7,6 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from transforms._graph_api import Category, categorize
+from transforms._graph_contrib_imports import drop_unused_contrib_imports
 from transforms._graph_syntax import Refusal, code, expr, replace_nodes
 from transforms.qualnames import dotted_name
 
@@ -27,7 +28,7 @@ def finish_module(program, new_statements: list[cst.BaseStatement], replacements
             result = replace_nodes(statement, replacements)
             results = list(result.nodes) if isinstance(result, cst.FlattenSentinel) else [result]
             body += [_start_up(program, node) for node in results]
-    body = [_import_tf2(statement) for statement in body if statement is not None]
+    body = drop_unused_contrib_imports([_import_tf2(statement) for statement in body if statement is not None])
     _bind_tf(program, module)
     return module.with_changes(body=body)
 

@@ -106,6 +106,8 @@ class LayerConverter:
             keras_name = entry["renames"].get(parameter, parameter)
             if keras_name == "name" and layer_name is not None:
                 arguments.append(f"name={layer_name!r}")
+            elif parameter in entry.get("none", {}) and code(bound.get(parameter, cst.Name("_"))) == "None":
+                arguments.append(entry["none"][parameter])
             elif parameter in bound:
                 value = self.initializer_code(bound[parameter]) or code(bound[parameter])
                 plain = parameter == first_parameter and positional_first

@@ -12,6 +12,7 @@ from transforms._graph_checks import (check_batch_norm, check_bindings, check_ca
 from transforms._graph_codegen import FunctionWriter
 from transforms._graph_helpers import graph_helpers, variable_factory
 from transforms._graph_layers import NameAllocator
+from transforms._graph_metrics import check_metric_runs, reset_replacements
 from transforms._graph_finish import finish_module
 from transforms._graph_outside import outside_replacements
 from transforms._graph_plan import Planner
@@ -44,6 +45,7 @@ class GraphProgram(GraphResolver):
         functions = planner.plan(runs)
         self._gather(functions)
         check_placement(functions, self)
+        check_metric_runs(functions, scanner.metrics.metrics)
         check_batch_norm(functions, scanner.layer_uses)
         writer = FunctionWriter(block, scanner.layer_uses, names)
         definitions: dict[int, list[cst.FunctionDef]] = {}
@@ -54,6 +56,8 @@ class GraphProgram(GraphResolver):
         rewriter.replacements.update(nested_session_replacements(sessions, block, flattener))
         rewriter.rewrite(functions, [site for site in sites if site.is_init], scanner.session_closes,
                          scanner.feed_dicts)
+        init_sites = [site for site in sites if site.is_init]
+        rewriter.replacements.update(reset_replacements(block, init_sites, scanner.metrics.metrics, self))
         new_statements = assemble(block, definitions, rewriter.replacements, 2 if self.owner is self.module else 1)
         module = finish_module(self, new_statements, rewriter.replacements)
         run_sites = [(site.call, f.name) for f in functions for site in f.sites]

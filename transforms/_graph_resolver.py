@@ -41,7 +41,8 @@ class GraphResolver:
         return scope is not None
 
     def is_session_name(self, node: cst.Name) -> bool:
-        assignments = self.assignments_of(node)
+        scope = self.scope(node)
+        assignments = scope[node.value] if scope is not None else ()  # the binding seen there, maybe enclosing
         return bool(assignments) and all(id(a.node) in self.session_targets for a in assignments)
 
     def block_assignments(self, name: str) -> list:

@@ -11,6 +11,7 @@ from transforms._graph_recognize import Resolver
 from transforms._graph_flatten import Flattener
 from transforms._graph_helper_calls import helper_layer_uses
 from transforms._graph_layers import LayerConverter, LayerUse, NameAllocator
+from transforms._graph_metrics import MetricConverter
 from transforms._graph_modules import ModuleHelper
 from transforms._graph_model import GraphBlock, Item, Kind, Scopes
 from transforms._graph_renames import renamed_reads, state_name
@@ -28,6 +29,7 @@ class GraphScanner:
         self.initializer_code = self.state.initializer_code
         self.layers = LayerConverter(names, self.initializer_code)
         self.layer_uses: dict[int, list[LayerUse]] = {}
+        self.metrics = MetricConverter(self)
         self.run_calls: list[tuple[int, cst.Call]] = []
         self.session_closes: list[cst.Call] = []
         self.feed_dicts: list[cst.Assign] = []
@@ -100,6 +102,8 @@ class GraphScanner:
         small = item.node.body[0]
         if isinstance(small, cst.Assign) and self.analyzer.is_feed_dict(small):
             self._python(item)
+            return
+        if self.metrics.convert(item, target, value):
             return
         if isinstance(target, cst.Name):
             name = state_name(self.kinds, self.names, item, target.value)

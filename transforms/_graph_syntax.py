@@ -1,7 +1,7 @@
 """Small libcst helpers shared by the graph-rewrite modules (transforms/_graph_*.py)."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import libcst as cst
 
@@ -65,11 +65,30 @@ def is_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.Integer, cst.Float, cst.SimpleString))
 
 
+# libcst computes `node.children` by rebuilding the node; the analyses walk the same immutable
+# trees many times, so each node's children are computed once per transform run (the entry keeps
+# the node alive, so its id is not reused meanwhile). TFTransform.transform_wrapper clears it.
+_CHILDREN: dict[int, tuple[cst.CSTNode, Sequence[cst.CSTNode]]] = {}
+
+
+def children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    found = _CHILDREN.get(id(node))
+    if found is None:
+        found = _CHILDREN[id(node)] = (node, node.children)
+    return found[1]
+
+
+def forget_children() -> None:
+    _CHILDREN.clear()
+
+
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Every node under `node` (itself included), parents before children."""
-    yield node
-    for child in node.children:
-        yield from walk(child)
+    """Every node under `node` (itself included), parents before children, in source order."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(children(current)))
 
 
 def load_names(node: cst.CSTNode, parameters: bool = False) -> Iterator[cst.Name]:

@@ -16,6 +16,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
 
 from migrate.findings import Finding, Severity
+from transforms._graph_syntax import forget_children
 from transforms._imports import ImportRequest, add_imports
 from transforms.qualnames import canonical_tf_name, module_aliases
 
@@ -57,12 +58,13 @@ class TFTransform(cst.CSTTransformer):
         self.context = context
         context.scratch.setdefault(FINDINGS_KEY, [])
 
-    #: Cheap pre-check: when set, the transform runs only on files whose text contains one of these.
+    #: Cheap pre-check: when set, the transform runs only on code whose text contains one of these.
     TRIGGERS: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
-    def applies_to(cls, source: str) -> bool:
-        return not cls.TRIGGERS or any(trigger in source for trigger in cls.TRIGGERS)
+    def applies_to(cls, code: str) -> bool:
+        """False only when the transform provably has nothing to do (or report) in `code`."""
+        return not cls.TRIGGERS or any(trigger in code for trigger in cls.TRIGGERS)
 
     def transform_module(self, module: cst.Module) -> cst.Module:
         """Run this transform over `module` (and add the imports it asked for)."""
@@ -77,6 +79,8 @@ class TFTransform(cst.CSTTransformer):
             result = wrapper.visit(self)
         except SkipFile:
             return wrapper.module
+        finally:
+            forget_children()
         requests = self.context.scratch.pop(IMPORTS_KEY)
         return add_imports(result, requests) if requests else result
 

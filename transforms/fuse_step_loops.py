@@ -38,6 +38,7 @@ class FuseStepLoops(TFTransform):
     CODE = "TFM301"
     DESCRIPTION = "Run Python loops of tf.function step calls as one in-graph loop (tf.range)"
     PHASE = 30
+    TRIGGERS = ("function",)  # only loops calling a tf.function step are fused
 
     def visit_Module(self, node: cst.Module) -> None:
         self.facts: ModuleFacts = collect_facts(node, self.tf_names, self._qualified)
@@ -68,7 +69,7 @@ class FuseStepLoops(TFTransform):
         if plan == NO_STEP_CALL or (isinstance(plan, str) and self._in_graph(node)):
             return  # not a step loop, or already a graph loop (a multi-step function's own)
         problem = plan if isinstance(plan, str) else (self._name_clash(plan) or self._loop_var_problem(plan, node)
-                                                      or _outer_problem(plan, node, enclosing))
+                                                      or _outer_problem(plan, node, enclosing) or self._nested_problem())
         if problem:
             self.report(node, f"step loop kept in Python: {problem}", fixed=False, severity="warning")
             return
@@ -78,6 +79,13 @@ class FuseStepLoops(TFTransform):
         self.hoisted.setdefault(self.hoist_to[node], [])
         self.report(node, f"{plan.step.name}() loop -> one call of {loop_function_name(plan.step.name)}()",
                     fixed=True)
+
+    def _nested_problem(self) -> str | None:
+        """A function nested in another is typically a helper called many times (e.g. once per epoch):
+        a multi-step function defined in it would be created and traced again at every call."""
+        if len(self.loops) > 2:  # the module, the enclosing function, this one
+            return "it is in a nested function, where its multi-step function would be traced at every call"
+        return None
 
     def _in_graph(self, loop: cst.For) -> bool:
         iterable = loop.iter.func if isinstance(loop.iter, cst.Call) else loop.iter

@@ -56,6 +56,7 @@ class NormalizeCompatImports(ReferenceTransform):
     CODE = "TFM104"
     DESCRIPTION = "Import tensorflow instead of tensorflow.compat.v1, pinning TF1-only uses to tf.compat.v1"
     PHASE = 5
+    TRIGGERS = ("compat",)  # both rewritten import spellings name tensorflow.compat
 
     def visit_Module(self, node: cst.Module) -> bool:
         self.renames = symbol_table().renames

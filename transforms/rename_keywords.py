@@ -16,7 +16,7 @@ from transforms._call_arguments import Unsafe, convert_arguments
 from transforms._call_checks import check_structural_rewrite, uses_v1_dataset_api
 from transforms._references import ReferenceTransform
 from transforms._tf_spelling import direct_tf_name, raw_name
-from transforms.tables import COMPAT_PREFIX, FunctionSpec, keyword_table
+from transforms.tables import COMPAT_PREFIX, FunctionSpec, keyword_table, names_a_table_symbol
 
 
 class RenameKeywords(ReferenceTransform):
@@ -24,6 +24,10 @@ class RenameKeywords(ReferenceTransform):
     DESCRIPTION = ("Rewrite arguments of calls whose TF2 function changed signature (keyword renames, "
                    "reorders); keep unprovable calls on tf.compat.v1")
     PHASE = 52
+
+    @classmethod
+    def applies_to(cls, code: str) -> bool:
+        return names_a_table_symbol(code)
 
     def visit_Module(self, node: cst.Module) -> bool:
         self.functions = keyword_table().functions

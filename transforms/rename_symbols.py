@@ -13,7 +13,7 @@ from libcst.helpers import get_full_name_for_node
 from transforms._contrib import contrib_message, is_contrib
 from transforms._references import ReferenceTransform, chain_nodes
 from transforms._tf_spelling import TF_MODULE, direct_tf_name, raw_name
-from transforms.tables import COMPAT_PREFIX, symbol_table
+from transforms.tables import COMPAT_PREFIX, names_a_table_symbol, symbol_table
 
 LEGACY_KERAS_NOTE = ("needs legacy Keras (pip install tf-keras; set TF_USE_LEGACY_KERAS=1 before "
                      "importing TensorFlow); the structural rewrite to Keras layers was not applied")
@@ -23,6 +23,10 @@ class RenameSymbols(ReferenceTransform):
     CODE = "TFM101"
     DESCRIPTION = "Rename TF1 symbols to their TF2 names (tf.compat.v1 where TF2 has none); report tf.contrib"
     PHASE = 53
+
+    @classmethod
+    def applies_to(cls, code: str) -> bool:
+        return names_a_table_symbol(code)
 
     def visit_Module(self, node: cst.Module) -> bool:
         self.table = symbol_table()

@@ -17,7 +17,7 @@ import libcst as cst
 from transforms._call_arguments import source, with_commas
 from transforms._references import ReferenceTransform
 from transforms._tf_spelling import direct_tf_name
-from transforms.tables import keyword_table
+from transforms.tables import keyword_table, names_a_table_symbol
 
 ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
@@ -39,6 +39,10 @@ class RewriteChangedArguments(ReferenceTransform):
     DESCRIPTION = ("Rewrite changed arguments: dropout keep_prob -> rate, tf.to_<dtype> -> tf.cast, "
                    "stop_gradient on softmax labels, dataset iterator methods")
     PHASE = 51
+
+    @classmethod
+    def applies_to(cls, code: str) -> bool:
+        return names_a_table_symbol(code, ITERATOR_METHODS)
 
     def visit_Module(self, node: cst.Module) -> bool:
         self.table = keyword_table()

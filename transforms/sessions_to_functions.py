@@ -20,13 +20,18 @@ tensors, train and init ops, sessions, plain Python. Then:
   optimizer (TF1 defaults kept where Keras differs, decays as Keras schedules, a fed learning rate
   set on the optimizer each step, batch-norm updates only where TF1 ran UPDATE_OPS).
 - initializer runs, sessions, `sess.close()` and `tf.disable_v2_behavior()` disappear.
+- a graph built by a function returning its placeholders and tensors in a dict or tuple
+  (`model = build_model()`, `model["loss"]`) is read as if built at the call, and helpers the session
+  is passed to (`evaluate(sess, model, ...)`) lose that parameter (_graph_builders.py,
+  _graph_session_helpers.py, _graph_inline.py).
 
 Results: `sess.run` gave NumPy values, the functions give tensors. A name bound to a result gets
 `.numpy()` where it is read (or, when the name may hold other things too, right where it is bound),
 so formatting, NumPy calls, `.shape` and comparisons behave as before (see _graph_callsites.py).
 
 The rewrite is all or nothing per file: when any part of the program is outside what the analysis
-models (collections, savers, summaries, feeding tensors, graph editing, a session passed around, ...)
+models (collections, savers, summaries, feeding tensors, graph editing, a session stored or passed
+to code that does more than run it, ...)
 the file is left for the rename transforms and a warning names the construct and its line.
 """
 from __future__ import annotations
@@ -35,6 +40,7 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider, ScopeProvider
 
 from transforms._graph_api import Category, categorize
+from transforms._graph_inline import inlined_program
 from transforms._graph_program import GraphProgram
 from transforms._graph_syntax import Refusal, walk
 from transforms.base import RUN_SITES_KEY, TFTransform
@@ -45,6 +51,7 @@ class SessionsToFunctions(TFTransform):
     DESCRIPTION = "Session/placeholder/feed_dict programs -> tf.function steps, Keras layers and GradientTape"
     SAFETY = "safe"
     PHASE = 20
+    TRIGGERS = ("Session",)  # tf.Session / tf.InteractiveSession: nothing to convert without one
 
     METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ScopeProvider, ParentNodeProvider)
 
@@ -52,7 +59,7 @@ class SessionsToFunctions(TFTransform):
         if not self._creates_session(original_node):
             return updated_node
         try:
-            module, run_sites = GraphProgram(self, original_node).convert()
+            module, run_sites = self._convert(original_node)
         except Refusal as refusal:
             self.report(refusal.node or original_node, f"not converted to TF2 functions: {refusal.message}; "
                         "the file is left to the renames (compat.v1)", fixed=False, severity="warning")
@@ -67,6 +74,10 @@ class SessionsToFunctions(TFTransform):
             self.context.scratch.setdefault(RUN_SITES_KEY, []).append((line, name))
             self.report(call, f"session run -> {name}()", fixed=True)
         return module
+
+    def _convert(self, module: cst.Module) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
+        inlined = inlined_program(self, module)  # graph builders and session helpers first
+        return inlined.convert() if inlined else GraphProgram(self, module).convert()
 
     def _creates_session(self, module: cst.Module) -> bool:
         for node in walk(module):

@@ -3,6 +3,7 @@ the installed TensorFlow's own API metadata. Loading is lazy and cached; TensorF
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -106,3 +107,20 @@ def keyword_table() -> KeywordTable:
     functions = {name: FunctionSpec.from_json(name, spec)
                  for name, spec in data.get("functions", {}).items()}
     return KeywordTable(data.get("tf_version", ""), functions, data.get("casts", {}))
+
+
+@lru_cache(maxsize=1)
+def table_leaf_names() -> frozenset[str]:
+    """The last component of every v1 name the tables rewrite (`placeholder`, `keep_dims` callers...).
+
+    Any reference to such a symbol spells its last component somewhere in the file (in the reference
+    itself, or in the `from tensorflow... import` / alias assignment that binds it), so code that
+    names none of them gives the table-driven transforms nothing to do."""
+    symbols, keywords = symbol_table(), keyword_table()
+    names = [*symbols.renames, *symbols.contrib, *keywords.functions, *keywords.casts]
+    return frozenset(name.rsplit(".", 1)[-1] for name in names) | {"contrib"}
+
+
+def names_a_table_symbol(code: str, extra: tuple[str, ...] = ()) -> bool:
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code))
+    return not words.isdisjoint(table_leaf_names()) or not words.isdisjoint(extra)
