@@ -44,6 +44,8 @@ class FileResult:
     # Session.run sites rewritten into functions: (legacy line, migrated function name). The
     # equivalence harness uses it to pair legacy fetches with migrated return values.
     run_sites: tuple[tuple[int, str], ...] = ()
+    # TF1 API families the file uses: {family: {"sites", "tf2", "compat", "tf1"}} (migrate/families.py).
+    families: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {
@@ -53,4 +55,5 @@ class FileResult:
             "level": self.level,
             "findings": [f.to_dict() for f in self.findings],
             "run_sites": [{"line": line, "function": name} for line, name in self.run_sites],
+            "families": self.families,
         }

@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from migrate import __version__
+from migrate.families import FAMILY_NAMES
 from migrate.findings import FileResult
 
 STATUSES = ("changed", "unchanged", "skipped", "failed")
@@ -30,7 +31,19 @@ class Report:
             "fixed": sum(f.fixed for f in findings),
             "needs_human": sum(not f.fixed for f in findings),
             "by_code": self.by_code(),
+            "families": self.families(),
         }
+
+    def families(self) -> dict[str, dict[str, int]]:
+        """Per TF1 API family: files using it, and its sites that reached tf2 / compat / tf1."""
+        merged: dict[str, dict[str, int]] = {}
+        for result in self.results:
+            for family, counts in result.families.items():
+                entry = merged.setdefault(family, {"files": 0, "sites": 0, "tf2": 0, "compat": 0, "tf1": 0})
+                entry["files"] += 1
+                for key in ("sites", "tf2", "compat", "tf1"):
+                    entry[key] += counts[key]
+        return {family: merged[family] for family in FAMILY_NAMES if family in merged}
 
     def by_code(self) -> dict[str, dict[str, int]]:
         counts: dict[str, dict[str, int]] = {}
@@ -59,6 +72,13 @@ def render_markdown(report: Report) -> str:
     for result in report.results:
         note = result.reason.replace("|", "\\|")
         lines.append(f"| `{result.path}` | {result.status} | {result.level} | {len(result.findings)} | {note} |")
+    if totals["families"]:
+        lines += ["", "## TF1 API families", "", "Sites are references to a family's TF1 symbols; tf2: gone "
+                  "from the migrated code, compat: still reached through tf.compat.v1 (or tf-slim), tf1: not "
+                  "in current TensorFlow.", "", "| family | files | sites | tf2 | compat | tf1 |",
+                  "|---|---:|---:|---:|---:|---:|"]
+        lines += [f"| {family} | {c['files']} | {c['sites']} | {c['tf2']} | {c['compat']} | {c['tf1']} |"
+                  for family, c in totals["families"].items()]
     human = [(r.path, f) for r in report.results for f in r.findings if not f.fixed]
     if human:
         lines += ["", "## Still needs a human", "", "| where | code | message |", "|---|---|---|"]

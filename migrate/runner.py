@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
+from migrate.families import family_counts
 from migrate.findings import FileResult, Finding
 from migrate.levels import classify
 from migrate.sourcefile import SourceError, decode_python, describe_parse_error, syntax_problem
@@ -38,6 +39,8 @@ class CodeOutcome:
     module: cst.Module
     #: `module`'s wrapper, with the metadata the last transforms resolved on it.
     wrapper: MetadataWrapper
+    #: The input's wrapper (metadata resolved by the first transform that ran).
+    original: MetadataWrapper
     findings: tuple[Finding, ...]
     run_sites: tuple[tuple[int, str], ...]
 
@@ -50,7 +53,7 @@ def transform_module(module: cst.Module, options: Options, filename: str = "<str
     code as the earlier transforms left it is not run at all."""
     context = TransformContext(filename=filename, scratch={"settings": dict(options.settings)})
     code = module.code
-    wrapper = MetadataWrapper(module)
+    wrapper = original = MetadataWrapper(module)
     for transform_class in selected_transforms(options.select, options.ignore, options.unsafe):
         if not transform_class.applies_to(code):
             continue
@@ -61,7 +64,7 @@ def transform_module(module: cst.Module, options: Options, filename: str = "<str
     module = wrapper.module
     findings = tuple(context.scratch.get(FINDINGS_KEY, ()))
     run_sites = tuple(context.scratch.get(RUN_SITES_KEY, ()))
-    return CodeOutcome(module, wrapper, findings, run_sites)
+    return CodeOutcome(module, wrapper, original, findings, run_sites)
 
 
 def migrate_code(source: str, options: Options = Options(), filename: str = "<string>") -> CodeOutcome:
@@ -94,11 +97,14 @@ def migrate_text(path: str, text: str, options: Options) -> FileResult:
     outcome = transform_module(module, options, path)
     new_code = outcome.module.code
     if new_code == text:
-        return FileResult(path, "unchanged", classify(outcome.wrapper), findings=outcome.findings)
+        return FileResult(path, "unchanged", classify(outcome.wrapper), findings=outcome.findings,
+                          families=family_counts(outcome.original, outcome.wrapper))
     problem, second_run = check_rewrite(new_code, options, path)
     if problem:
-        return FileResult(path, "failed", classify(module), problem, outcome.findings)
+        return FileResult(path, "failed", classify(outcome.original), problem, outcome.findings,
+                          families=family_counts(outcome.original, outcome.original))
     return FileResult(path, "changed", classify(second_run.wrapper), findings=outcome.findings,
+                      families=family_counts(outcome.original, second_run.wrapper),
                       old_source=text, new_source=new_code, run_sites=outcome.run_sites)
 
 

@@ -1,0 +1,129 @@
+"""Which TF1 API families a file uses, and how many of their sites reached TF2.
+
+A site is one reference to a family's symbol, resolved by qualified name (any import spelling). The
+input's sites are counted; the output's references that still need TF1 are the ones left behind:
+`compat` when reached through `tf.compat.v1` (or tf-slim), `tf1` when current TensorFlow lacks them
+(tf.contrib). The rest of the input's sites reached TF2.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, QualifiedNameProvider
+
+from transforms.qualnames import canonical_tf_name, module_aliases
+from transforms.tables import symbol_table
+
+# Ordered: a symbol belongs to the first family that lists it. Entries ending in "." cover a namespace.
+FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("sessions", ("tf.Session", "tf.InteractiveSession", "tf.placeholder", "tf.placeholder_with_default",
+                  "tf.get_default_session", "tf.global_variables_initializer",
+                  "tf.local_variables_initializer", "tf.initialize_all_variables")),
+    ("rnn", ("tf.nn.rnn_cell.", "tf.contrib.rnn.", "tf.nn.dynamic_rnn", "tf.nn.static_rnn",
+             "tf.nn.bidirectional_dynamic_rnn", "tf.nn.static_bidirectional_rnn")),
+    ("contrib/slim", ("tf.contrib.",)),
+    ("layers", ("tf.layers.",)),
+    ("optimizers", ("tf.train.GradientDescentOptimizer", "tf.train.AdamOptimizer", "tf.train.MomentumOptimizer",
+                    "tf.train.RMSPropOptimizer", "tf.train.AdagradOptimizer", "tf.train.AdadeltaOptimizer",
+                    "tf.train.FtrlOptimizer", "tf.train.AdagradDAOptimizer",
+                    "tf.train.ProximalGradientDescentOptimizer", "tf.train.ProximalAdagradOptimizer",
+                    "tf.train.exponential_decay", "tf.train.piecewise_constant", "tf.train.polynomial_decay",
+                    "tf.train.get_or_create_global_step", "tf.train.get_global_step")),
+    ("losses/metrics", ("tf.losses.", "tf.metrics.")),
+    ("checkpoints", ("tf.train.Saver", "tf.train.import_meta_graph", "tf.train.export_meta_graph",
+                     "tf.train.get_checkpoint_state", "tf.train.checkpoint_exists")),
+    ("summaries", ("tf.summary.",)),
+    ("flags/logging", ("tf.app.", "tf.flags.", "tf.logging.")),
+    ("variable scopes", ("tf.variable_scope", "tf.get_variable", "tf.get_variable_scope", "tf.AUTO_REUSE")),
+    ("input queues/iterators", ("tf.train.string_input_producer", "tf.train.slice_input_producer",
+                                "tf.train.batch", "tf.train.shuffle_batch", "tf.train.start_queue_runners",
+                                "tf.train.Coordinator", "tf.train.QueueRunner", "tf.TFRecordReader",
+                                "tf.FIFOQueue", "tf.RandomShuffleQueue", "tf.data.make_one_shot_iterator",
+                                "tf.data.make_initializable_iterator")),
+    ("estimators", ("tf.estimator.",)),
+)
+FAMILY_NAMES = tuple(name for name, _ in FAMILIES)
+
+
+def family_of(canonical: str) -> str | None:
+    for family, members in FAMILIES:
+        if any(canonical == m or (m.endswith(".") and canonical.startswith(m)) for m in members):
+            return family
+    return None
+
+
+def family_counts(original: MetadataWrapper, migrated: MetadataWrapper) -> dict[str, dict[str, int]]:
+    """{family: {"sites", "tf2", "compat", "tf1"}} for the families `original` uses."""
+    found = _Sites()
+    original.visit(found)
+    left = _Sites()
+    migrated.visit(left)
+    counts: dict[str, dict[str, int]] = {}
+    for family, total in sorted(Counter(f for f, _ in found.sites).items()):
+        compat = sum(1 for f, bucket in left.sites if f == family and bucket == "compat")
+        tf1 = sum(1 for f, bucket in left.sites if f == family and bucket == "tf1")
+        counts[family] = {"sites": total, "tf2": max(0, total - compat - tf1), "compat": compat, "tf1": tf1}
+    return counts
+
+
+def _bucket(raw_name: str, canonical: str) -> str:
+    """Where a reference left in migrated code stands: tf2, compat or tf1."""
+    if raw_name.startswith("tensorflow.compat.v1") or raw_name.startswith("tf_slim"):
+        return "compat"
+    if canonical.startswith("tf.contrib") or symbol_table().is_removed_in_v2(canonical):
+        return "tf1"
+    return "tf2"
+
+
+class _Sites(cst.CSTVisitor):
+    """Outermost references to family symbols: `tf.train.Saver` counts once, not also `tf.train`."""
+
+    METADATA_DEPENDENCIES = (QualifiedNameProvider,)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sites: list[tuple[str, str]] = []
+        self.aliases: dict[str, str] = {}
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.aliases = module_aliases(node, self._canonical)  # slim = tf.contrib.slim; slim.conv2d(...)
+
+    def _canonical(self, node: cst.CSTNode) -> str | None:
+        names = {canonical_tf_name(q.name) for q in self.get_metadata(QualifiedNameProvider, node, set())}
+        names.discard(None)
+        return next(iter(names)) if len(names) == 1 else None
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        return not self._count(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._count(node)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+        return False  # `slim = tf.contrib.slim` binds a name; the value is the reference
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def _count(self, node: cst.CSTNode) -> bool:
+        for qualified in self.get_metadata(QualifiedNameProvider, node, set()):
+            raw = self._through_alias(qualified.name)
+            canonical = canonical_tf_name(raw)
+            family = family_of(canonical) if canonical else None
+            if family:
+                self.sites.append((family, _bucket(raw, canonical)))
+                return True
+        return False
+
+    def _through_alias(self, name: str) -> str:
+        """`slim.conv2d` -> `tensorflow.contrib.slim.conv2d` when `slim` is a module-level alias."""
+        head, _, rest = name.partition(".")
+        target = self.aliases.get(head)
+        if target is None:
+            return name
+        raw_target = "tensorflow" + target[len("tf"):]
+        return f"{raw_target}.{rest}" if rest else raw_target
