@@ -6,8 +6,9 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider
 
 from migrate.findings import Level
+from transforms._contrib import removed_module
 from transforms.qualnames import canonical_tf_name
-from transforms.tables import symbol_table
+from transforms.tables import EAGER_EQUIVALENTS, symbol_table
 
 
 def classify(module: cst.Module | MetadataWrapper) -> Level:
@@ -53,4 +54,8 @@ def _is_tf1_only(raw_name: str) -> bool:
         return False
     if canonical.startswith("tf.contrib") and not raw_name.startswith("tf_slim"):
         return True
+    if removed_module(canonical) is not None:
+        return True
+    if canonical in EAGER_EQUIVALENTS:
+        return False  # files still running sessions are tf1 / compat through them
     return symbol_table().is_removed_in_v2(canonical)

@@ -129,3 +129,42 @@ def test_keras_counterparts_in_the_tables_exist():
     for name, entry in initializers.items():
         if name != "about":
             assert hasattr(keras.initializers, entry["keras"]), name
+
+
+CLASS_GRAPH = """\
+import numpy as np
+import tensorflow as tf
+
+
+class Model:
+    def __init__(self):
+        self.x = tf.placeholder(tf.float32, [None, 2])
+        w = tf.Variable(np.zeros((2, 1), np.float32))
+        self.out = tf.matmul(self.x, w)
+
+    def predict(self, sess, data):
+        return sess.run(self.out, {self.x: data})
+
+
+model = Model()
+sess = tf.Session()
+sess.run(tf.global_variables_initializer())
+print(model.predict(sess, [[1.0, 2.0]]))
+print(sess.run(model.out, {model.x: [[3.0, 4.0]]}))
+"""
+
+
+def test_a_class_holding_the_graph_keeps_the_run_site_lines_as_written():
+    code, _, run_sites = convert(CLASS_GRAPH)
+    assert run_sites == ((12, "compute_out"), (19, "compute_out"))
+    assert "class Model" not in code and "model" not in code.replace("model_", "")
+    assert "def predict(data):" in code
+
+
+def test_a_tower_built_twice_under_variable_scope_reuse_becomes_one_module():
+    source = (Path(__file__).resolve().parent.parent / "legacy_examples" / "variable_scope_reuse.py").read_text()
+    code, findings, _ = convert(source)
+    assert not [f for f in findings if not f.fixed], findings
+    assert code.count("Tower()") == 1 and "reuse=" not in code.split("class Tower")[1]
+    assert 'name="w"' in code and 'tf.name_scope("tower")' in code  # still tower/layer1/w
+    assert "float(len([tower_module.w1, tower_module.b1, tower_module.w2]))" in code

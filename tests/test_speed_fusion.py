@@ -23,7 +23,9 @@ def run_program(source: str, tmp_path: Path, name: str) -> str:
     return done.stdout
 
 
-@pytest.mark.parametrize("case", ["basic", "batches", "in_function_dict", "schedule", "nested_epochs"])
+@pytest.mark.parametrize("case", ["basic", "batches", "in_function_dict", "schedule", "nested_epochs",
+                                  "evaluation_mid_loop", "evaluation_outputs", "nested_helper", "method_loop",
+                                  "defined_later"])
 def test_fused_fixture_prints_what_the_loop_printed(case: str, tmp_path: Path) -> None:
     """Same per-step values, same order, same Python work: the printed output is identical."""
     before = run_program((FIXTURES / f"{case}.in.py").read_text(), tmp_path, "loop.py")

@@ -42,12 +42,32 @@ MODULE_REPLACEMENTS: dict[str, str] = {
 }
 
 
+# Modules outside tf.contrib that TensorFlow 2 dropped as well (reported the same way).
+REMOVED_MODULES: dict[str, str] = {
+    "tf.examples.tutorials": "tf.keras.datasets (e.g. tf.keras.datasets.mnist.load_data()) or tensorflow_datasets",
+}
+
+
+def removed_module(canonical: str) -> str | None:
+    """The removed non-contrib module `canonical` lies in, if any."""
+    return next((m for m in REMOVED_MODULES if canonical == m or canonical.startswith(m + ".")), None)
+
+
+def is_gone(canonical: str) -> bool:
+    """tf.contrib, or another module TensorFlow 2 no longer has: references cannot be rewritten."""
+    return is_contrib(canonical) or removed_module(canonical) is not None
+
+
 def is_contrib(canonical: str) -> bool:
     return canonical == "tf.contrib" or canonical.startswith("tf.contrib.")
 
 
 def contrib_message(canonical: str) -> str:
-    """A finding's text for a reference to or an import of `canonical` (a tf.contrib name)."""
+    """A finding's text for a reference to or an import of `canonical` (a tf.contrib name, or one in
+    another removed module)."""
+    removed = removed_module(canonical)
+    if removed is not None:
+        return f"{canonical}: {removed} is not part of TensorFlow 2; use {REMOVED_MODULES[removed]}"
     replacement = symbol_table().contrib.get(canonical)
     if replacement:
         advice = f"use {replacement}"

@@ -15,6 +15,7 @@ import libcst as cst
 
 INTEGER_OPS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
 ARITHMETIC_OPS = (*INTEGER_OPS, cst.Divide, cst.Power)
+ORDER_OPS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 NUMERIC_BUILTINS = frozenset({"float", "int", "abs", "min", "max", "round"})
 
 
@@ -135,6 +136,18 @@ class IndexChecker:
             return isinstance(node.operator, (cst.Minus, cst.Plus)) and self.schedule(node.expression)
         return (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in NUMERIC_BUILTINS
                 and not any(a.keyword or a.star for a in node.args) and all(self.schedule(a.value) for a in node.args))
+
+    def condition(self, node: cst.BaseExpression) -> bool:
+        """A test of the loop variable and invariants alone (`step % 10 == 0`): it holds at the same
+        steps whether it is evaluated before the steps run or after."""
+        if isinstance(node, cst.Comparison):
+            return all(isinstance(c.operator, ORDER_OPS) for c in node.comparisons) and \
+                self.schedule(node.left) and all(self.schedule(c.comparator) for c in node.comparisons)
+        if isinstance(node, cst.BooleanOperation):
+            return self.condition(node.left) and self.condition(node.right)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            return self.condition(node.expression)
+        return self.schedule(node)
 
 
 def _call_of(node, name: str) -> bool:

@@ -58,3 +58,32 @@ def plain_python_problem(statements, state: set[str], call_problem) -> str | Non
             if problem:
                 return problem
     return None
+
+
+def evaluation_blocks(body, state: set[str], call_problem) -> list[cst.If]:
+    """`if` statements (without else) of the loop body that do more than plain Python: an evaluation
+    or logging point that calls other TensorFlow functions or reads state."""
+    return [s for s in body if isinstance(s, cst.If) and s.orelse is None
+            and plain_python_problem([s], state, call_problem) is not None]
+
+
+def evaluation_problem(body, index: int, copied, evaluations, checker: IndexChecker,
+                       opaque: set[str]) -> str | None:
+    """Why the steps cannot run in chunks up to each step where the evaluation runs, or None.
+
+    The evaluation must be one `if` after the step call, on a test of the loop variable and
+    invariants alone, so that it can be told before the steps run (`opaque` names, which may hold
+    TensorFlow objects, are not invariants); the loop may do nothing else but index arithmetic for
+    the call; the step's outputs may be read only by the evaluation, which sees those of its own
+    step; the index values exist only in the graph, so the evaluation must not read them."""
+    if len(evaluations) != 1 or body.index(evaluations[0]) < index:
+        return "loop body calls tf.functions twice per step (e.g. an evaluation reading the weights mid-training)"
+    evaluation = evaluations[0]
+    if any(s is not body[index] and s is not evaluation and s not in copied for s in body):
+        return "loop body does Python work besides the step call and its evaluation"
+    if not checker.condition(evaluation.test) or set(names_read(evaluation.test)) & opaque:
+        return "the evaluation runs on a test of more than the loop variable and invariants"
+    index_names = sorted(set(names_read(evaluation)) & set(checker.per_step))
+    if index_names:
+        return f"the evaluation reads `{index_names[0]}`, which only the graph loop computes"
+    return None

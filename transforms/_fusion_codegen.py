@@ -10,10 +10,13 @@ Python loop over its stacked outputs that keeps the per-step Python work.
             stacked_1 = stacked_1.write(index, step_outputs[1])
         return [None, stacked_1.stack()]
 
-    train_step_outputs = train_step_loop(STEPS, x, y)
+    train_step_outputs = train_step_loop(0, STEPS, x, y)
+    train_step_rows = [None, tf.unstack(train_step_outputs[1])]
     for step in range(STEPS):
-        _, loss = [None, train_step_outputs[1][step]]
+        _, loss = [None, train_step_rows[1][step]]
         ...
+
+The rows are unstacked once (one op) rather than indexed per step (one op each, far slower).
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ import re
 
 import libcst as cst
 
-from transforms._fusion_names import loop_function_name, outputs_name
+from transforms._fusion_names import loop_function_name, outputs_name, rows_name
 from transforms._fusion_params import values_name
 from transforms._fusion_plan import Plan
 
@@ -103,9 +106,13 @@ def _start_and_stride(iterable: cst.Call) -> tuple[str, str]:
     return args[0], f" * {args[2]}" if simple else f" * ({args[2]})"
 
 
-def steps_expression(loop: cst.For) -> str:
+def step_count(loop: cst.For) -> str:
     args = loop.iter.args
-    return "0, " + (code(args[0].value) if len(args) == 1 else f"len({code(loop.iter)})")
+    return code(args[0].value) if len(args) == 1 else f"len({code(loop.iter)})"
+
+
+def steps_expression(loop: cst.For) -> str:
+    return "0, " + step_count(loop)
 
 
 def schedules(plan: Plan, loop: cst.For) -> list[str]:
@@ -120,6 +127,18 @@ def fused_call(plan: Plan, loop: cst.For) -> str:
     return call if plan.step.outputs.kind == "none" else f"{outputs_name(plan.step.name)} = {call}"
 
 
+def reads_rows(plan: Plan, loop: cst.For) -> bool:
+    """Whether the replay loop reads the step's outputs (the call's value is assigned)."""
+    statement = loop.body.body[plan.call_index]
+    return plan.step.outputs.kind != "none" and not isinstance(statement.body[0], cst.Expr)
+
+
+def rows_binding(plan: Plan, tf: str) -> str:
+    """The stacked outputs unstacked into one tensor per step (structure kept, None stays None)."""
+    outputs = outputs_name(plan.step.name)
+    return f"{rows_name(plan.step.name)} = " + structure(plan, lambda key, ta: f"{tf}.unstack({outputs}{key})")
+
+
 def replay_loop(plan: Plan, loop: cst.For) -> cst.For | None:
     """The original loop with the step call replaced by its stacked outputs' row (None if empty)."""
     simple = len(loop.iter.args) == 1 and loop.target.value != "_"
@@ -129,7 +148,7 @@ def replay_loop(plan: Plan, loop: cst.For) -> cst.For | None:
     if isinstance(statement.body[0], cst.Expr):
         del body[plan.call_index]
     else:
-        value = structure(plan, lambda key, ta: f"{outputs_name(plan.step.name)}{key}[{row}]") \
+        value = structure(plan, lambda key, ta: f"{rows_name(plan.step.name)}{key}[{row}]") \
             if plan.step.outputs.kind != "none" else "None"
         assign = statement.body[0].with_changes(value=cst.parse_expression(value))
         body[plan.call_index] = statement.with_changes(body=[assign])
@@ -143,3 +162,44 @@ def replay_loop(plan: Plan, loop: cst.For) -> cst.For | None:
         replay = replay.with_changes(target=header.with_changes(lpar=[], rpar=[]),
                                      iter=cst.parse_expression(f"enumerate({code(loop.iter)})"))
     return replay
+
+
+def chunk_start_name(plan: Plan) -> str:
+    """The first step of the next chunk, in a loop run in chunks between evaluations."""
+    return plan.step.name + "_first"
+
+
+def chunked_loop(plan: Plan, loop: cst.For, updated: cst.For) -> list[cst.BaseStatement]:
+    """The loop with its steps run in chunks: at each step where the evaluation runs, the steps up
+    to it first (one multi-step call), then the evaluation, seeing what it saw; the rest after.
+
+        train_step_first = 0
+        for i in range(30):
+            if i % 10 == 0:
+                train_step_loop(train_step_first, i + 1, x, y)
+                train_step_first = i + 1
+                print(compute_loss(x, y).numpy())
+        train_step_loop(train_step_first, 30, x, y)
+    """
+    simple = len(loop.iter.args) == 1 and loop.target.value != "_"
+    row, start = (loop.target.value if simple else REPLAY_INDEX), chunk_start_name(plan)
+    args = "".join(f", {param}" for param, _ in plan.params)
+    name = loop_function_name(plan.step.name)
+    statement = loop.body.body[plan.call_index]
+    chunk = f"{name}({start}, {row} + 1{args})"
+    lines = [chunk if isinstance(statement.body[0], cst.Expr) else f"{outputs_name(plan.step.name)} = {chunk}",
+             f"{start} = {row} + 1"]
+    if not isinstance(statement.body[0], cst.Expr):  # the evaluation's step's own outputs: the last row
+        value = structure(plan, lambda key, ta: f"{outputs_name(plan.step.name)}{key}[-1]") \
+            if plan.step.outputs.kind != "none" else "None"
+        lines.append(f"{code(statement.body[0].targets[0].target)} = {value}")
+    evaluation = updated.body.body[list(loop.body.body).index(plan.evaluations[0])]  # nested rewrites kept
+    body = [cst.parse_statement(line + "\n") for line in lines] + list(evaluation.body.body)
+    evaluation = evaluation.with_changes(body=evaluation.body.with_changes(body=body))
+    chunked = updated.with_changes(body=updated.body.with_changes(body=[evaluation]), leading_lines=[])
+    if not simple:
+        header = cst.parse_expression(f"({REPLAY_INDEX}, {loop.target.value})")
+        chunked = chunked.with_changes(target=header.with_changes(lpar=[], rpar=[]),
+                                       iter=cst.parse_expression(f"enumerate({code(loop.iter)})"))
+    last = f"{name}({start}, {step_count(loop)}{args})"
+    return [cst.parse_statement(f"{start} = 0\n"), chunked, cst.parse_statement(last + "\n")]

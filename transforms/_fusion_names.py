@@ -12,3 +12,8 @@ def loop_function_name(step_function: str) -> str:
 def outputs_name(step_function: str) -> str:
     """The variable holding a multi-step function's stacked outputs."""
     return step_function + "_outputs"
+
+
+def rows_name(step_function: str) -> str:
+    """The variable holding a multi-step function's outputs unstacked: one tensor per step."""
+    return step_function + "_rows"

@@ -3,8 +3,9 @@
 `plan_fusion` returns a `Plan`, or the reason (a string) why the loop must stay as it is. The loop
 must be `for v in range(...)` without `else`, call exactly one step function once per iteration
 as a statement of its own, feed it invariant values or batches of invariant arrays (`_fusion_args`),
-and otherwise do plain Python: no other TensorFlow function or state read (an evaluation every N
-steps reads weights mid-training), no early exit, no rebinding of what the call reads.
+and otherwise do plain Python: no other TensorFlow function or state read, no early exit, no
+rebinding of what the call reads. The one exception is an evaluation (`_fusion_body`): an `if` on a
+test of the loop variable alone, after the call, which then runs between chunks of steps.
 """
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from transforms._fusion_args import IndexChecker
 from transforms._fusion_body import (
     bound_count,
     copied_statements,
+    evaluation_blocks,
+    evaluation_problem,
     named_problem,
     plain_python_problem,
     scheduled_values,
@@ -44,6 +47,7 @@ class Plan:
     scheduled: tuple[tuple[str, cst.BaseExpression], ...]  # per-step values computed in Python first
     params: tuple[tuple[str, cst.BaseExpression], ...]  # array/scalar name -> its TensorSpec
     uses_loop_var: bool
+    evaluations: tuple[cst.If, ...] = ()  # `if <schedule>:` blocks run between chunks of steps
 
 
 def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
@@ -62,10 +66,14 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
     leaving = leaving_statement(body)
     if leaving is not None:
         return f"loop body contains `{type(leaving).__name__}`; the steps could not all run first"
-    found = _step_call(body, steps)
+    evaluations = evaluation_blocks(body, state | (opaque - names_bound(body)), call_problem)
+    found = _step_call([s for s in body if s not in evaluations], steps)
+    if found == NO_STEP_CALL:  # the step is called only under an `if`: say so
+        found = _step_call(body, steps)
     if isinstance(found, str):
         return found
-    index, call, step = found
+    _, call, step, statement = found
+    index = body.index(statement)
     loop_var, bound = loop.target.value, names_bound(body)
     if loop_var in bound or loop_var in names_bound([loop.iter]):
         return "loop body rebinds the loop variable"
@@ -81,15 +89,17 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
     problems = [named_problem(s, checker.copied_value(s.body[0].value)) for s in copied]
     problems += [_argument_problem(checker, arg, step) for arg in call.args
                  if not (isinstance(arg.value, cst.Name) and arg.value.value in scheduled)]
+    problems.append(evaluations and evaluation_problem(body, index, copied, evaluations, checker, opaque - bound))
     problem = next((p for p in problems if p), None) or plain_python_problem(
-        [s for i, s in enumerate(body) if i != index and s not in copied], state | (opaque - bound), call_problem)
+        [s for i, s in enumerate(body) if i != index and s not in copied and s not in evaluations],
+        state | (opaque - bound), call_problem)
     if problem:
         return problem
     params = loop_params(call, step, per_step, set(scheduled))
     if isinstance(params, str):
         return params
     return Plan(step, call, index, tuple(copied), tuple(scheduled.items()), params,
-                checker.facts.uses_loop_var or bool(scheduled))
+                checker.facts.uses_loop_var or bool(scheduled), tuple(evaluations))
 
 
 def _is_range(node: cst.BaseExpression) -> bool:
@@ -116,7 +126,7 @@ def _step_call(body, steps):
     if not (isinstance(small, cst.Expr) or (isinstance(small, cst.Assign) and len(small.targets) == 1)) \
             or small.value is not call:
         return f"the call of `{_callee(call)}` is not a statement of its own (`out = step(...)` or `step(...)`)"
-    return index, call, steps[_callee(call)]
+    return index, call, steps[_callee(call)], statement
 
 
 def _callee(call: cst.Call) -> str | None:

@@ -24,6 +24,7 @@ class Category(Enum):
     GRAPH_CONTEXT = "graph"
     SEED = "seed"
     DROPPED = "dropped call"
+    SAVER = "saver"
     LAYER = "layer"
     OPTIMIZER = "optimizer"
     REFUSED_OPTIMIZER = "refused optimizer"
@@ -63,6 +64,7 @@ _NAMED_CATEGORIES = (
     ("graph_contexts", Category.GRAPH_CONTEXT),
     ("seeds", Category.SEED),
     ("dropped_calls", Category.DROPPED),
+    ("savers", Category.SAVER),
 )
 
 

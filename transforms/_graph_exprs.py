@@ -16,6 +16,8 @@ class ExprAnalyzer(SiteRecognizer):
         super().__init__(resolver, kinds)
         self.helpers = helpers
         self.lenient = False  # True while reading function definitions
+        self.checkpoints = None  # the scan's _graph_checkpoints.Checkpoints
+        self.variable_lists: dict[int, cst.Call] = {}  # tf.trainable_variables() calls (_graph_variable_lists.py)
 
     def analyze(self, node: cst.CSTNode) -> ExprFacts:
         facts = ExprFacts()
@@ -58,7 +60,7 @@ class ExprAnalyzer(SiteRecognizer):
             kind = Kind.PYTHON
         if kind is Kind.PYTHON:
             facts.python_reads.add(node.value)
-        elif kind in (Kind.INIT_OP, Kind.SESSION, Kind.TRAIN_OP):
+        elif kind in (Kind.INIT_OP, Kind.SESSION, Kind.TRAIN_OP, Kind.SAVER):
             raise Refusal(node, f"'{node.value}' ({kind.value}) is used as a value in graph code")
         else:
             facts.reads.add(node.value)
@@ -85,9 +87,16 @@ class ExprAnalyzer(SiteRecognizer):
         if self._is_session_close(node):
             facts.session_closes.append(node)
             return
+        if self.checkpoints is not None and self.checkpoints.is_call(node):
+            facts.checkpoint_calls.append(node)
+            self.checkpoints.read_call(node, lambda value: self._argument_facts(value, facts))
+            return
         name, category, reason = self.category(node.func)
         if category is None:
             self._visit_plain_call(node, facts)
+            return
+        if name == "tf.trainable_variables":
+            self.variable_lists[id(node)] = node
             return
         if category in (Category.UNSUPPORTED, Category.REFUSED_OPTIMIZER):
             raise Refusal(node, f"{name}: {reason} is not modelled" if category is Category.UNSUPPORTED
@@ -105,6 +114,14 @@ class ExprAnalyzer(SiteRecognizer):
             raise Refusal(node, f"{name} ({category.value}) must be assigned to a name of its own")
         for arg in node.args:
             self._visit(arg.value, facts)
+
+    def _argument_facts(self, node: cst.BaseExpression, facts: ExprFacts) -> ExprFacts:
+        """Facts about an argument of a checkpoint call; the session runs in it join `facts`."""
+        inner = ExprFacts()
+        self._visit(node, inner)
+        facts.run_calls += inner.run_calls
+        facts.feed_dicts += inner.feed_dicts
+        return inner
 
     def _visit_plain_call(self, node: cst.Call, facts: ExprFacts) -> None:
         func = node.func
@@ -133,3 +150,4 @@ def _merge(target: ExprFacts, source: ExprFacts) -> None:
     target.feed_dicts += source.feed_dicts
     target.helper_calls |= source.helper_calls
     target.helper_call_nodes += source.helper_call_nodes
+    target.checkpoint_calls += source.checkpoint_calls

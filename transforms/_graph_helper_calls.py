@@ -20,7 +20,8 @@ def helper_layer_uses(scanner, item: Item, facts) -> list[LayerUse]:
             if name not in scanner.module_helpers:
                 scanner.module_helpers[name] = plan_module(helper, call, scanner.analyzer, scanner.names,
                                                            scanner.initializer_code)
-            uses.append(instantiate(scanner.module_helpers[name], call, scanner.analyzer, scanner.names))
+            uses.append(instantiate(scanner.module_helpers[name], call, scanner.analyzer, scanner.names,
+                                    item.scopes.prefix(True)))
             scanner.module_calls.append(call)
             facts.helper_calls.discard(name)  # no longer a helper that must only compute
         elif is_layer_helper(helper, scanner.analyzer):

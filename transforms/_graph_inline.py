@@ -133,6 +133,7 @@ def _move(resolver, module: cst.Module, helper: SessionHelper, replacer: _Tracki
             body.append(moved)
             if not any(line.comment is None for line in statement.leading_lines):
                 statement = statement.with_changes(leading_lines=[cst.EmptyLine(indent=False), *statement.leading_lines])
+                replacer.results[id(first_calls[0])] = statement  # where a helper first called there too goes
         body.append(statement)
     new_caller = caller.with_changes(body=caller.body.with_changes(body=body))
     replacer.origins[id(new_caller)] = helper.caller

@@ -150,9 +150,9 @@ def reset_replacements(block, init_sites, metrics: list[Metric], resolver) -> di
     replacements = {}
     if not metrics:
         return replacements
-    local_names = _local_initializer_names(block, resolver)
+    local_names = local_initializer_names(block, resolver)
     for site in init_sites:
-        if not any(_is_local(leaf.node, local_names, resolver) for leaf in site.fetch.leaves()):
+        if not any(is_local_initializer(leaf.node, local_names, resolver) for leaf in site.fetch.leaves()):
             continue
         if not resolver.inside_function(site.call) and site.item_index < max(m.update_item for m in metrics):
             raise Refusal(site.call, "local variables initialised before all metrics are created")
@@ -164,7 +164,7 @@ def reset_replacements(block, init_sites, metrics: list[Metric], resolver) -> di
     return replacements
 
 
-def _local_initializer_names(block, resolver) -> set[str]:
+def local_initializer_names(block, resolver) -> set[str]:
     names = set()
     for item in block.items:
         if item.kind is Kind.INIT_OP and isinstance(item.node, cst.SimpleStatementLine):
@@ -175,7 +175,7 @@ def _local_initializer_names(block, resolver) -> set[str]:
     return names
 
 
-def _is_local(node: cst.BaseExpression, local_names: set[str], resolver) -> bool:
+def is_local_initializer(node: cst.BaseExpression, local_names: set[str], resolver) -> bool:
     if isinstance(node, cst.Call):
         return resolver.tf_name(node.func) in _LOCAL_INITIALIZERS
     return isinstance(node, cst.Name) and node.value in local_names

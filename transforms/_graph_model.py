@@ -25,6 +25,7 @@ class Kind(Enum):
     INIT_OP = "init op"            # disappears
     UPDATE_OPS = "update ops"      # the UPDATE_OPS collection: Keras layers update themselves
     SESSION = "session"            # disappears
+    SAVER = "saver"                # becomes a tf.train.Checkpoint (_graph_checkpoints.py)
     PYTHON = "python"              # plain Python: left where it is
 
     @property

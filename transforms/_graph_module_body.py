@@ -22,7 +22,7 @@ def _attribute(name: str) -> str:
 
 def split_body(helper, analyzer, initializer_code) -> None:
     """Variable statements (and what they need) go to __init__, in their scopes; the rest to __call__."""
-    entries = list(_flatten(helper.function, helper.function.body.body, [], analyzer))
+    entries = list(_flatten(helper, helper.function.body.body, [], analyzer))
     variables = {index: small for index, (statement, _) in enumerate(entries)
                  if (small := _variable_assignment(statement, analyzer)) is not None}
     needed = {name.value for small in variables.values() for name in load_names(small.value)}
@@ -39,8 +39,9 @@ def split_body(helper, analyzer, initializer_code) -> None:
         if index in variables:
             small = variables[index]
             target = small.targets[0].target.value
-            converted = _variable(small.value, analyzer, initializer_code, initializers)
+            converted, trainable = _variable(small.value, analyzer, initializer_code, initializers)
             helper.init_entries.append((tuple(scopes), f"{_attribute(target)} = {converted}"))
+            helper.variables.append((_attribute(target).removeprefix("self."), trainable))
             state[target] = _attribute(target)
         elif index in setup:
             helper.init_entries += [((), line) for line in _render(statement, _initializer_replacements(
@@ -69,28 +70,35 @@ def _targets(statement: cst.BaseStatement) -> set[str]:
     return set()
 
 
-def _flatten(function: cst.FunctionDef, statements, scopes: list[str], analyzer):
+def _flatten(helper, statements, scopes: list[str], analyzer):
     for statement in statements:
         call = statement.items[0].item if isinstance(statement, cst.With) and len(statement.items) == 1 else None
-        if isinstance(call, cst.Call):
-            if analyzer.category(call.func)[1] is Category.SCOPE and len(call.args) == 1 and not call.args[0].keyword:
-                yield from _flatten(function, statement.body.body, scopes + [code(call.args[0].value)], analyzer)
+        if isinstance(call, cst.Call) and not statement.items[0].asname:
+            if analyzer.category(call.func)[1] is Category.SCOPE and _only_a_name(call, helper.reuse_param):
+                yield from _flatten(helper, statement.body.body, scopes + [code(call.args[0].value)], analyzer)
                 continue
         if not isinstance(statement, cst.SimpleStatementLine):
-            raise Refusal(statement, f"'{function.name.value}' has control flow; it is not turned into a module")
+            raise Refusal(statement, f"'{helper.function.name.value}' has control flow; it is not turned into a module")
         yield statement, scopes
 
 
-def _variable(call: cst.Call, analyzer, initializer_code, initializer_locals: set[str]) -> str:
+def _only_a_name(call: cst.Call, reuse_param: str | None) -> bool:
+    """A scope given only its name (and the reuse parameter, which the instances stand for)."""
+    rest = [a for a in call.args[1:] if not (a.keyword and a.keyword.value == "reuse" and reuse_param
+                                              and isinstance(a.value, cst.Name) and a.value.value == reuse_param)]
+    return bool(call.args) and not call.args[0].keyword and not rest
+
+
+def _variable(call: cst.Call, analyzer, initializer_code, initializer_locals: set[str]) -> tuple[str, bool]:
     if analyzer.category(call.func)[0] == "tf.Variable":
-        return convert_variable(call, Scopes())[0]
+        return convert_variable(call, Scopes())
     initializer = next((a.value for i, a in enumerate(call.args)
                         if (a.keyword and a.keyword.value == "initializer") or (not a.keyword and i == 3)), None)
     if isinstance(initializer, cst.Name) and initializer.value in initializer_locals:
         known = initializer.value
     else:
         known = initializer_code(initializer) if initializer is not None else None
-    return convert_get_variable(call, Scopes(), known)[0]
+    return convert_get_variable(call, Scopes(), known)
 
 
 def _initializer_replacements(statement: cst.BaseStatement, initializer_code) -> dict:

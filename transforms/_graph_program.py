@@ -7,12 +7,14 @@ import libcst as cst
 
 from transforms._graph_assemble import assemble
 from transforms._graph_callsites import CallSiteRewriter
+from transforms._graph_checkpoint_code import CheckpointCode
 from transforms._graph_checks import (check_batch_norm, check_bindings, check_captures, check_feed_dicts,
                                       check_helpers, check_placement)
 from transforms._graph_codegen import FunctionWriter
 from transforms._graph_helpers import graph_helpers, variable_factory
 from transforms._graph_layers import NameAllocator
 from transforms._graph_metrics import check_metric_runs, reset_replacements
+from transforms._graph_reinit import check_initializer_runs
 from transforms._graph_finish import finish_module
 from transforms._graph_outside import outside_replacements
 from transforms._graph_plan import Planner
@@ -21,6 +23,7 @@ from transforms._graph_runs import read_run_site
 from transforms._graph_scan import GraphScanner
 from transforms._graph_sessions import check_session_uses, find_sessions, nested_session_replacements
 from transforms._graph_syntax import Refusal, load_names, walk
+from transforms._graph_variable_lists import variable_list_replacements
 
 
 class GraphProgram(GraphResolver):
@@ -39,6 +42,7 @@ class GraphProgram(GraphResolver):
         check_captures(block, self)
         helper_state = check_helpers(block, scanner.helper_uses, scanner.analyzer, self, scanner.converted_helpers)
         planner = Planner(block, helper_state, self._flag_placeholders(scanner), names)
+        check_initializer_runs(block, sites, self)
         runs = [site for site in sites if not site.is_init]
         if not runs:
             raise Refusal(None, "the session never runs anything but initialisers")
@@ -54,12 +58,16 @@ class GraphProgram(GraphResolver):
         rewriter = CallSiteRewriter(self)
         rewriter.replacements.update(outside_replacements(self, block, scanner))
         rewriter.replacements.update(nested_session_replacements(sessions, block, flattener))
+        rewriter.replacements.update(variable_list_replacements(block, scanner))
+        checkpoints = CheckpointCode(scanner.checkpoints, self, names) if scanner.checkpoints.saver else None
+        rewriter.replacements.update(checkpoints.replacements() if checkpoints else {})
         rewriter.rewrite(functions, [site for site in sites if site.is_init], scanner.session_closes,
                          scanner.feed_dicts)
         init_sites = [site for site in sites if site.is_init]
         rewriter.replacements.update(reset_replacements(block, init_sites, scanner.metrics.metrics, self))
         new_statements = assemble(block, definitions, rewriter.replacements, 2 if self.owner is self.module else 1)
         module = finish_module(self, new_statements, rewriter.replacements)
+        module = checkpoints.finish(module) if checkpoints else module
         run_sites = [(site.call, f.name) for f in functions for site in f.sites]
         return module, sorted(run_sites, key=lambda pair: self.line(pair[0]))
 
@@ -81,7 +89,7 @@ class GraphProgram(GraphResolver):
         feed_dicts = {id(assign.targets[0].target): assign for assign in scanner.feed_dicts}
         sites = [read_run_site(scanner.analyzer, index, call, feed_dicts) for index, call in scanner.run_calls]
         check_feed_dicts(scanner.feed_dicts, sites, self)
-        check_session_uses(self, sites, scanner.session_closes)
+        check_session_uses(self, sites, scanner.session_closes, scanner.checkpoints.session_arguments())
         for site in sites:
             site.reads = {scanner.block.aliases.get(name, name) for name in site.reads}
         return sites

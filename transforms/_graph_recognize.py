@@ -34,6 +34,7 @@ class ExprFacts:
     feed_dicts: list[cst.Assign] = field(default_factory=list)  # `feed = {placeholder: value, ...}`
     helper_calls: set[str] = field(default_factory=set)
     helper_call_nodes: list[cst.Call] = field(default_factory=list)
+    checkpoint_calls: list[cst.Call] = field(default_factory=list)  # `saver.save(sess, ...)` / `.restore`
 
 
 class SiteRecognizer:

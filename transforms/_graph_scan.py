@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from transforms._graph_api import Category
+from transforms._graph_checkpoints import Checkpoints
 from transforms._graph_exprs import ExprAnalyzer
 from transforms._graph_recognize import Resolver
 from transforms._graph_flatten import Flattener
@@ -24,6 +25,7 @@ class GraphScanner:
         self.resolver = resolver
         self.kinds: dict[str, Kind] = {}
         self.analyzer = ExprAnalyzer(resolver, self.kinds, helpers)
+        self.checkpoints = self.analyzer.checkpoints = Checkpoints(self)
         self.names = names
         self.state = StateConverter(self, names)
         self.initializer_code = self.state.initializer_code
@@ -125,8 +127,8 @@ class GraphScanner:
     def _graph_statement(self, item: Item, names: tuple[str, ...], node: cst.CSTNode,
                          extra_reads: set[str] = frozenset()) -> None:
         facts = self.analyzer.analyze(node)
-        if facts.run_calls:
-            raise Refusal(facts.run_calls[0], "a session run inside graph-building code")
+        if facts.run_calls or facts.checkpoint_calls:
+            raise Refusal((facts.run_calls or facts.checkpoint_calls)[0], "a session run inside graph-building code")
         not_tensors = {n for n in facts.reads if self.kinds[n] in (Kind.OPTIMIZER, Kind.SCHEDULE, Kind.INITIALIZER)}
         if not_tensors:
             raise Refusal(node, f"{', '.join(sorted(not_tensors))} used as a tensor")
@@ -135,7 +137,7 @@ class GraphScanner:
         self.layer_uses[item.index] = uses + [use for call in facts.helper_call_nodes
                                               for use in self.module_layers.get(call.func.value, [])]
         self.helper_uses[item.index] = facts.helper_calls
-        item.emit = [with_value(item.node, use.construction, use.object_name) for use in uses]
+        item.emit = [with_value(item.node, use.construction, use.object_name) for use in uses if use.construction]
         item.layers += [use.object_name for use in uses]
         item.reads = frozenset(renamed_reads(self.block, item, facts.reads | set(extra_reads)) | set(item.layers))
         item.python_reads = frozenset(facts.python_reads)

@@ -35,9 +35,9 @@ def find_sessions(resolver) -> list[tuple[cst.Call, cst.CSTNode]]:
     return sessions
 
 
-def check_session_uses(resolver, sites, closes: list[cst.Call]) -> None:
-    """The session is only run and closed: nothing else may hold on to it."""
-    allowed = {id(call.func.value) for call in [*(site.call for site in sites), *closes]}
+def check_session_uses(resolver, sites, closes: list[cst.Call], checkpoint_arguments: set[int] = frozenset()) -> None:
+    """The session is only run, closed and passed to `saver.save` / `saver.restore`."""
+    allowed = {id(call.func.value) for call in [*(site.call for site in sites), *closes]} | checkpoint_arguments
     allowed |= {id(arg.value) for site in sites for arg in site.call.args
                 if arg.keyword and arg.keyword.value == "session"}
     for node in walk(resolver.module):

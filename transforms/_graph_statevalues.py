@@ -54,6 +54,9 @@ class StateConverter:
                 with_default = tf_name.endswith("_with_default")
                 self.block.placeholders[name] = read_placeholder(value, name, with_default)
             return True
+        if category is Category.SAVER:
+            self.scanner.checkpoints.read_saver(item, name, value)
+            return True
         converted = self._state_value(item, name, value, tf_name, category)
         if converted is None:
             return False

@@ -7,6 +7,11 @@ with the step's outputs, the steps are moved into one multi-step `tf.function` (
 one `tf.TensorArray` per output) called once, and the Python loop then runs over the stacked
 outputs, doing the same per-step work with the same values (tensors) in the same order.
 
+A loop that also evaluates at some steps (`if step % 100 == 0:` calling another function, reading
+weights) runs its steps in chunks instead: at each such step, one call for the steps up to it, then
+the evaluation as before. The multi-step function is defined in the outermost scope where what it
+reads means the same (traced once, even when the loop sits in a helper called once per epoch).
+
 Everything the rewrite relies on is checked (`_fusion_plan`); a loop that calls a step function but
 fails a check is left alone with a warning saying why. The multi-step function is named
 `<step>_loop` (`_fusion_names`), which is how `tf-migrate verify` unstacks its calls.
@@ -21,12 +26,16 @@ from libcst.metadata import QualifiedNameProvider
 from transforms._fusion_codegen import (
     GRAPH_LOCALS,
     REPLAY_INDEX,
+    chunk_start_name,
+    chunked_loop,
     fused_call,
     fused_function,
+    reads_rows,
     replay_loop,
+    rows_binding,
     schedules,
 )
-from transforms._fusion_names import loop_function_name, outputs_name
+from transforms._fusion_names import loop_function_name, outputs_name, rows_name
 from transforms._fusion_params import values_name
 from transforms._fusion_plan import NO_STEP_CALL, Plan, plan_fusion
 from transforms._fusion_scan import names_bound, names_read
@@ -46,6 +55,9 @@ class FuseStepLoops(TFTransform):
         self.counts = Counter(names_read(node))
         self.taken = set(self.counts)
         self.loops: list[list[cst.For]] = [[]]  # enclosing loops, per function scope
+        self.scopes: list[cst.FunctionDef | cst.ClassDef | None] = [None]  # the module, then enclosing defs
+        self.step_scopes = defining_scopes(node, set(self.facts.steps))
+        self.defined: set[str] = set()  # step functions whose definition the traversal has passed
         self.hoisted: dict[cst.For, list[cst.FunctionDef]] = {}  # outermost loop -> defs placed before it
         self.hoist_to: dict[cst.For, cst.For] = {}  # fused loop -> where its multi-step function goes
 
@@ -54,9 +66,21 @@ class FuseStepLoops(TFTransform):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.loops.append([])
+        self.scopes.append(node)
 
-    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef):
         self.loops.pop()
+        self.scopes.pop()
+        self.defined.add(original.name.value)
+        return self._with_hoisted(original, [updated])
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.loops.append([])
+        self.scopes.append(node)
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        self.loops.pop()
+        self.scopes.pop()
         return updated
 
     def visit_For(self, node: cst.For) -> None:
@@ -68,31 +92,52 @@ class FuseStepLoops(TFTransform):
                            self.facts.opaque)
         if plan == NO_STEP_CALL or (isinstance(plan, str) and self._in_graph(node)):
             return  # not a step loop, or already a graph loop (a multi-step function's own)
-        problem = plan if isinstance(plan, str) else (self._name_clash(plan) or self._loop_var_problem(plan, node)
-                                                      or _outer_problem(plan, node, enclosing) or self._nested_problem())
-        if problem:
-            self.report(node, f"step loop kept in Python: {problem}", fixed=False, severity="warning")
+        problem = plan if isinstance(plan, str) else (self._name_clash(plan) or (
+            self._outputs_problem(plan, node) if plan.evaluations else self._loop_var_problem(plan, node)))
+        anchor = problem or self._anchor(plan, node)
+        if isinstance(anchor, str):
+            self.report(node, f"step loop kept in Python: {anchor}", fixed=False, severity="warning")
             return
         self.plans[node] = plan
-        self.taken |= {loop_function_name(plan.step.name), outputs_name(plan.step.name)}
-        self.hoist_to[node] = enclosing[0] if enclosing else node
-        self.hoisted.setdefault(self.hoist_to[node], [])
-        self.report(node, f"{plan.step.name}() loop -> one call of {loop_function_name(plan.step.name)}()",
-                    fixed=True)
+        self.taken |= {loop_function_name(plan.step.name), outputs_name(plan.step.name), rows_name(plan.step.name)}
+        self.hoist_to[node] = anchor
+        self.hoisted.setdefault(anchor, [])
+        function = loop_function_name(plan.step.name)
+        done = f"{function}() calls between its evaluations" if plan.evaluations else f"one call of {function}()"
+        self.report(node, f"{plan.step.name}() loop -> {done}", fixed=True)
 
-    def _nested_problem(self) -> str | None:
-        """A function nested in another is typically a helper called many times (e.g. once per epoch):
-        a multi-step function defined in it would be created and traced again at every call."""
-        if len(self.loops) > 2:  # the module, the enclosing function, this one
-            return "it is in a nested function, where its multi-step function would be traced at every call"
-        return None
+    def _anchor(self, plan: Plan, loop: cst.For) -> cst.CSTNode | str:
+        """The statement the multi-step function is placed before, or why there is none.
+
+        It goes in the outermost scope from the step function's own down to the loop's where the
+        names it reads mean what they mean at the loop (traced once there: a helper function holding
+        the loop may run once per epoch), before the statement of that scope holding the loop."""
+        here = len(self.scopes) - 1
+        defined = self.step_scopes.get(plan.step.name, [])
+        levels = [i for i, scope in enumerate(self.scopes) if scope in defined] if len(defined) == 1 else [here]
+        classes = [i for i, scope in enumerate(self.scopes) if isinstance(scope, cst.ClassDef)]
+        lowest = classes[-1] + 1 if classes else 0  # a class body is no place for it, nor a way out
+        nested = sum(isinstance(scope, cst.FunctionDef) for scope in self.scopes) > 1
+        outside = outside_names(plan, loop)
+        problem = "the step function is not defined in a scope enclosing the loop"
+        for level in range(max(levels[0], lowest), here + 1) if levels else ():
+            if level == levels[0] < here and plan.step.name not in self.defined:
+                continue  # its input_signature would be read before the step function's own
+            around = self.loops[level] if level < here else self.loops[level][:-1]
+            problem = changed_problem(outside, around, self.scopes[level + 1:])
+            if problem is None and level == here and nested:
+                problem = "it is in a nested function, where its multi-step function would be traced at every call"
+            if problem is None:
+                return around[0] if around else (self.scopes[level + 1] if level < here else loop)
+        return problem
 
     def _in_graph(self, loop: cst.For) -> bool:
         iterable = loop.iter.func if isinstance(loop.iter, cst.Call) else loop.iter
         return self.tf_name(iterable) == "tf.range"
 
     def _name_clash(self, plan: Plan) -> str | None:
-        generated = {loop_function_name(plan.step.name), outputs_name(plan.step.name), REPLAY_INDEX,
+        generated = {loop_function_name(plan.step.name), outputs_name(plan.step.name), rows_name(plan.step.name),
+                     REPLAY_INDEX, chunk_start_name(plan),
                      *(values_name(name) for name, _ in plan.scheduled)}
         clash = sorted(generated & self.taken)
         if clash:
@@ -108,20 +153,41 @@ class FuseStepLoops(TFTransform):
             return f"no Python work is left in the loop, but `{name}` is used after it"
         return None
 
+    def _outputs_problem(self, plan: Plan, loop: cst.For) -> str | None:
+        """Run in chunks, the loop binds the step's outputs only where it evaluates: nothing else may read them."""
+        statement = loop.body.body[plan.call_index]
+        targets = names_bound([statement])
+        inside = Counter(names_read(loop))
+        seen = Counter(names_read(plan.evaluations[0]))
+        for name in sorted(targets):
+            if self.counts[name] > inside[name] or inside[name] > seen[name] + Counter(names_read(statement))[name]:
+                return f"the step's output `{name}` is read where the evaluation does not run"
+        return None
+
     def leave_For(self, original: cst.For, updated: cst.For):
         self.loops[-1].pop()
-        gap = [cst.EmptyLine(indent=False)] * (1 if len(self.loops) > 1 else 2)
         plan = self.plans.get(original)
         statements: list[cst.BaseStatement] = [updated]
         if plan is not None:
             self.add_import("tensorflow", asname="tf")
             function = cst.parse_module(fused_function(plan, original, "tf")).body[0]
             self.hoisted[self.hoist_to[original]].append(function)
+        if plan is not None and plan.evaluations:
+            statements = [*(cst.parse_statement(line + "\n") for line in schedules(plan, original)),
+                          *chunked_loop(plan, original, updated)]
+            statements[0] = statements[0].with_changes(leading_lines=original.leading_lines)
+        elif plan is not None:
             before = [cst.parse_statement(line + "\n") for line in schedules(plan, original)]
             call = cst.parse_statement(fused_call(plan, original) + "\n")
             replay = replay_loop(plan, original)
-            statements = [*before, call] + ([replay] if replay is not None else [])
+            rows = [cst.parse_statement(rows_binding(plan, "tf") + "\n")] if reads_rows(plan, original) else []
+            statements = [*before, call, *rows] + ([replay] if replay is not None else [])
             statements[0] = statements[0].with_changes(leading_lines=original.leading_lines)
+        return self._with_hoisted(original, statements)
+
+    def _with_hoisted(self, original: cst.CSTNode, statements: list[cst.BaseStatement]):
+        """`statements` (what `original` became), after the multi-step functions placed before it."""
+        gap = [cst.EmptyLine(indent=False)] * (1 if len(self.loops) > 1 else 2)
         functions = self.hoisted.pop(original, [])
         if not functions:
             return statements[0] if len(statements) == 1 else cst.FlattenSentinel(statements)
@@ -132,12 +198,45 @@ class FuseStepLoops(TFTransform):
         return cst.FlattenSentinel([*functions, *statements])
 
 
-def _outer_problem(plan: Plan, loop: cst.For, enclosing: list[cst.For]) -> str | None:
-    """The multi-step function is defined before the outermost enclosing loop (traced once): the
-    names it reads from outside must not change in those loops."""
-    if not enclosing:
-        return None
+def outside_names(plan: Plan, loop: cst.For) -> set[str]:
+    """Names the multi-step function reads that are neither its parameters nor bound by the loop."""
     inside = set(names_read(plan.call)).union(*(names_read(s) for s in plan.copied), names_read(loop.iter))
-    outside = inside - {name for name, _ in plan.params} - names_bound(loop.body.body) - {loop.target.value}
-    changed = sorted(outside & names_bound([outer.body for outer in enclosing]))
-    return f"the enclosing loop changes `{changed[0]}`, which the step loop reads" if changed else None
+    return inside - {name for name, _ in plan.params} - names_bound(loop.body.body) - {loop.target.value}
+
+
+def changed_problem(outside: set[str], loops: list[cst.For], functions: list[cst.FunctionDef]) -> str | None:
+    """Why a multi-step function placed before `loops[0]` (else before `functions[0]`) could see other
+    values of `outside` than the loop does: the enclosing loops, or the functions between, bind them."""
+    changed = sorted(outside & names_bound([outer.body for outer in loops]))
+    if changed:
+        return f"the enclosing loop changes `{changed[0]}`, which the step loop reads"
+    for function in functions:
+        local = sorted(outside & (names_bound([function.body]) | parameter_names(function)))
+        if local:
+            return f"`{local[0]}`, which the step loop reads, is local to `{function.name.value}`"
+    return None
+
+
+def parameter_names(function: cst.FunctionDef) -> set[str]:
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return {param.name.value for param in every}
+
+
+def defining_scopes(module: cst.Module, names: set[str]) -> dict[str, list[cst.FunctionDef | None]]:
+    """For each name in `names`, the scopes (enclosing function, None for the module) defining it."""
+    found: dict[str, list[cst.FunctionDef | None]] = {}
+    scopes: list[cst.FunctionDef | None] = [None]
+
+    class Finder(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            if node.name.value in names:
+                found.setdefault(node.name.value, []).append(scopes[-1])
+            scopes.append(node)
+
+        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+            scopes.pop()
+
+    module.visit(Finder())
+    return found

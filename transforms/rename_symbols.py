@@ -7,13 +7,19 @@ call-site transforms (TFM102/TFM103) handle them per call. tf.contrib is reporte
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
-from transforms._contrib import contrib_message, is_contrib
+from transforms._contrib import contrib_message, is_gone
 from transforms._references import ReferenceTransform, chain_nodes
 from transforms._tf_spelling import TF_MODULE, direct_tf_name, raw_name
-from transforms.tables import COMPAT_PREFIX, names_a_table_symbol, symbol_table
+from transforms.tables import COMPAT_PREFIX, EAGER_EQUIVALENTS, names_a_table_symbol, symbol_table
+
+# EAGER_EQUIVALENTS are kept as they are in a file without sessions, such as one TFM201 wrote (they
+# would otherwise be renamed to compat.v1 on the next run).
+_GRAPH_MODE = re.compile(r"\b(Session|InteractiveSession|disable_v2_behavior|disable_eager_execution|Graph)\b")
 
 LEGACY_KERAS_NOTE = ("needs legacy Keras (pip install tf-keras; set TF_USE_LEGACY_KERAS=1 before "
                      "importing TensorFlow); the structural rewrite to Keras layers was not applied")
@@ -31,6 +37,7 @@ class RenameSymbols(ReferenceTransform):
     def visit_Module(self, node: cst.Module) -> bool:
         self.table = symbol_table()
         self._replacements: dict[int, cst.BaseExpression] = {}
+        self._eager = not _GRAPH_MODE.search(node.code)
         return super().visit_Module(node)
 
     def visit_Call(self, node: cst.Call) -> bool:
@@ -56,15 +63,15 @@ class RenameSymbols(ReferenceTransform):
     def _report_contrib_import(self, node: cst.CSTNode, imported: str) -> None:
         if imported == TF_MODULE or imported.startswith(TF_MODULE + "."):
             canonical = "tf" + imported[len(TF_MODULE):]
-            if is_contrib(canonical):
+            if is_gone(canonical):
                 self.report(node, contrib_message(canonical), fixed=False, severity="error")
 
     def claim(self, node: cst.BaseExpression, canonical: str) -> bool:
-        if is_contrib(canonical):
+        if is_gone(canonical):
             self._report_contrib_use(node, canonical)
             return True
         target = self.table.v2_name(canonical)
-        if target is None:
+        if target is None or (self._eager and canonical in EAGER_EQUIVALENTS):
             return False
         legacy = self.table.needs_legacy_keras(target)
         if raw_name(target) in self.raw_names(node):

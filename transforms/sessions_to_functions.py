@@ -23,7 +23,12 @@ tensors, train and init ops, sessions, plain Python. Then:
 - a graph built by a function returning its placeholders and tensors in a dict or tuple
   (`model = build_model()`, `model["loss"]`) is read as if built at the call, and helpers the session
   is passed to (`evaluate(sess, model, ...)`) lose that parameter (_graph_builders.py,
-  _graph_session_helpers.py, _graph_inline.py).
+  _graph_session_helpers.py, _graph_inline.py); so is a class holding the graph, its `__init__` read as
+  such a builder and its methods that run the session as such helpers (_graph_classes.py).
+- a function creating its variables under `variable_scope(name, reuse=reuse)`, called again with
+  reuse=True / tf.AUTO_REUSE, becomes one tf.Module instance called twice (_graph_modules.py);
+  `tf.trainable_variables()` in plain code becomes the list of the variables made so far
+  (_graph_variable_lists.py).
 
 Results: `sess.run` gave NumPy values, the functions give tensors. A name bound to a result gets
 `.numpy()` where it is read (or, when the name may hold other things too, right where it is bound),
@@ -40,6 +45,7 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider, ScopeProvider
 
 from transforms._graph_api import Category, categorize
+from transforms._graph_classes import class_program
 from transforms._graph_inline import inlined_program
 from transforms._graph_program import GraphProgram
 from transforms._graph_syntax import Refusal, walk
@@ -76,8 +82,8 @@ class SessionsToFunctions(TFTransform):
         return module
 
     def _convert(self, module: cst.Module) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
-        inlined = inlined_program(self, module)  # graph builders and session helpers first
-        return inlined.convert() if inlined else GraphProgram(self, module).convert()
+        program = class_program(self, module) or inlined_program(self, module)  # classes, builders, helpers first
+        return program.convert() if program else GraphProgram(self, module).convert()
 
     def _creates_session(self, module: cst.Module) -> bool:
         for node in walk(module):

@@ -10,6 +10,10 @@ from pathlib import Path
 
 DATA_DIR = Path(__file__).parent / "data"
 COMPAT_PREFIX = "tf.compat.v1."
+# TF1 symbols whose TF2 namesake is a different object that does the same in eager code (the TF1
+# tf.train.Checkpoint differs only in graph mode, with sessions): TF2 code, not TF1-only, where no
+# session runs.
+EAGER_EQUIVALENTS = frozenset({"tf.train.Checkpoint"})
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,9 @@ RANDOM_OP_TYPES = frozenset([
     "RandomUniform", "RandomUniformInt", "RandomStandardNormal", "TruncatedNormal",
     "ParameterizedTruncatedNormal", "RandomGamma", "RandomPoisson", "RandomPoissonV2",
     "RandomShuffle", "Multinomial", "RandomCrop",
+    # Candidate samplers (nce_loss, sampled_softmax_loss) draw their negatives at random.
+    "UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
+    "FixedUnigramCandidateSampler", "AllCandidateSampler", "ThreadUnsafeUnigramCandidateSampler",
 ])
 # Ops that write variables: a run site reaching one changes the model's state.
 STATE_OP_PREFIXES = ("Assign", "Apply", "ResourceApply", "SparseApply", "ResourceSparseApply",

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 
 EARLY_STEPS = 10
-# Early steps are judged by `atol`, plus float32-level relative slack so that large magnitudes
-# (a summed loss of 1e4) are not failed for their last bit.
-EARLY_RTOL = 1e-6
+# Early steps are judged by `atol`, plus the guide's 1e-5 as relative slack, so that large magnitudes
+# (a loss of 1e4 after a few Adam steps, where TF1's fused kernel and Keras round differently) are
+# not failed for their last bits.
+EARLY_RTOL = 1e-5
 # Denominator floor of the reported relative error, so exact zeros do not make it infinite.
 REL_FLOOR = 1e-12
 
