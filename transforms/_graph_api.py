@@ -11,6 +11,9 @@ import json
 from enum import Enum
 from functools import lru_cache
 
+import libcst as cst
+
+from transforms._graph_syntax import walk
 from transforms.tables import DATA_DIR
 
 
@@ -99,3 +102,13 @@ def categorize(name: str) -> tuple[Category, str]:
 def scope_kind(name: str) -> str:
     """'variable' for tf.variable_scope, 'name' for tf.name_scope."""
     return table("graph_api")["scopes"][name]
+
+
+def calls_category(tf_name, node, category: Category) -> bool:
+    """Whether `node` contains a call of a TF symbol of `category` (`tf_name` resolves a callee)."""
+    for child in walk(node):
+        if isinstance(child, cst.Call):
+            name = tf_name(child.func)
+            if name and categorize(name)[0] is category:
+                return True
+    return False

@@ -21,7 +21,7 @@ import libcst as cst
 
 from transforms._graph_api import Category, categorize
 from transforms._graph_session_helpers import SessionHelper, bound_argument, owner_of, plain_parameters
-from transforms._graph_syntax import Refusal, code, is_literal, load_names, statement, string_value, walk
+from transforms._graph_syntax import Refusal, code, is_literal, is_target, load_names, statement, string_value, walk
 
 @dataclass
 class Builder:
@@ -240,18 +240,9 @@ def _subscript(resolver, builder: Builder, node: cst.Name):
         raise Refusal(subscript, f"{label} is read with a key that is not a string literal")
     if key not in builder.outputs:
         raise Refusal(subscript, f"{label} has no key '{key}'")
-    if _is_stored(resolver, subscript):
+    if is_target(resolver, subscript):
         raise Refusal(subscript, f"{label} is changed here")
     return lambda _, name=builder.outputs[key]: cst.Name(name)
-
-
-def _is_stored(resolver, node: cst.CSTNode) -> bool:
-    child, parent = node, resolver.parent(node)
-    while isinstance(parent, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
-        child, parent = parent, resolver.parent(parent)
-    if isinstance(parent, (cst.AssignTarget, cst.Del, cst.AsName)):
-        return True
-    return isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)) and parent.target is child
 
 
 def _passed_to_helper(resolver, builder: Builder, arg: cst.Arg, helpers, replacements: dict) -> None:

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from transforms._graph_api import Category, categorize
+from transforms._graph_api import Category, calls_category
 from transforms._graph_class_feeds import check_feed_method, is_feed_method
-from transforms._graph_syntax import Refusal, load_names, walk
+from transforms._graph_syntax import Refusal, is_target, load_names, walk
 
 
 @dataclass
@@ -27,12 +27,7 @@ class GraphClass:
 
 
 def creates_placeholders(resolver, node: cst.CSTNode) -> bool:
-    for child in walk(node):
-        if isinstance(child, cst.Call):
-            name = resolver.tf_name(child.func)
-            if name and categorize(name)[0] is Category.PLACEHOLDER:
-                return True
-    return False
+    return calls_category(resolver.tf_name, node, Category.PLACEHOLDER)
 
 
 def read_class(resolver, node: cst.ClassDef) -> GraphClass:
@@ -88,15 +83,6 @@ def self_attributes(resolver, function: cst.FunctionDef, self_name: str, class_n
         if not isinstance(assignment.node, cst.Param):
             raise Refusal(assignment.node, f"'{class_name}.{function.name.value}' rebinds '{self_name}'")
     return uses
-
-
-def is_target(resolver, node: cst.CSTNode) -> bool:
-    child, parent = node, resolver.parent(node)
-    while isinstance(parent, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
-        child, parent = parent, resolver.parent(parent)
-    if isinstance(parent, (cst.AssignTarget, cst.Del, cst.AsName)):
-        return True
-    return isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)) and parent.target is child
 
 
 def _read_init(resolver, graph_class: GraphClass) -> None:

@@ -36,7 +36,6 @@ from transforms._graph_class_checks import (
     GraphClass,
     converted_functions,
     creates_placeholders,
-    is_target,
     read_class,
     self_attributes,
 )
@@ -44,7 +43,7 @@ from transforms._graph_class_feeds import feed_replacements
 from transforms._graph_inline import _TrackingReplacer, inlined_program
 from transforms._graph_program import GraphProgram
 from transforms._graph_resolver import GraphResolver
-from transforms._graph_syntax import Refusal, load_names, statement
+from transforms._graph_syntax import Refusal, is_target, load_names, statement
 
 
 def class_program(transform, module: cst.Module) -> _ClassProgram | None:
@@ -150,8 +149,8 @@ def _check_alias(resolver, graph_class: GraphClass, attribute: cst.Attribute, sc
     """`self.x` and a local `x` of __init__ may only be the same value: one binding, aliased at top level."""
     attr, self_name = attribute.attr.value, attribute.value.value
     top_aliases = {id(m.body[0].targets[0].target) for m in graph_class.init.body.body if _alias(m, self_name) == attr}
-    assigned = [a for a, is_target in self_attributes(resolver, graph_class.init, self_name, graph_class.name)
-                if is_target and a.attr.value == attr]
+    assigned = [a for a, stored in self_attributes(resolver, graph_class.init, self_name, graph_class.name)
+                if stored and a.attr.value == attr]
     if len(scope.assignments[attr]) != 1 or any(id(a) not in top_aliases for a in assigned):
         raise Refusal(attribute, f"'{graph_class.name}.__init__' has a local '{attr}' that is not what "
                                  f"`{self_name}.{attr}` holds; rename one of them")

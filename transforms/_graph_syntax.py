@@ -160,3 +160,13 @@ def target_names(target: cst.BaseExpression) -> tuple[str, ...] | None:
 def argument_code(call: cst.Call) -> str:
     """A call's arguments as written."""
     return ", ".join(code(arg) for arg in call.args)
+
+
+def is_target(resolver, node: cst.CSTNode) -> bool:
+    """Whether `node` is bound, deleted or assigned to there (also inside tuple/list targets)."""
+    child, parent = node, resolver.parent(node)
+    while isinstance(parent, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+        child, parent = parent, resolver.parent(parent)
+    if isinstance(parent, (cst.AssignTarget, cst.Del, cst.AsName)):
+        return True
+    return isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)) and parent.target is child

@@ -84,7 +84,6 @@ class FuseStepLoops(TFTransform):
         return updated
 
     def visit_For(self, node: cst.For) -> None:
-        enclosing = list(self.loops[-1])
         self.loops[-1].append(node)
         if not self.facts.steps:
             return

@@ -44,11 +44,11 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider, ScopeProvider
 
-from transforms._graph_api import Category, categorize
+from transforms._graph_api import Category, calls_category
 from transforms._graph_classes import class_program
 from transforms._graph_inline import inlined_program
 from transforms._graph_program import GraphProgram
-from transforms._graph_syntax import Refusal, walk
+from transforms._graph_syntax import Refusal
 from transforms.base import RUN_SITES_KEY, TFTransform
 
 
@@ -86,9 +86,4 @@ class SessionsToFunctions(TFTransform):
         return program.convert() if program else GraphProgram(self, module).convert()
 
     def _creates_session(self, module: cst.Module) -> bool:
-        for node in walk(module):
-            if isinstance(node, cst.Call):
-                name = self.tf_name(node.func)
-                if name and categorize(name)[0] is Category.SESSION:
-                    return True
-        return False
+        return calls_category(self.tf_name, module, Category.SESSION)

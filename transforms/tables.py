@@ -125,6 +125,12 @@ def table_leaf_names() -> frozenset[str]:
     return frozenset(name.rsplit(".", 1)[-1] for name in names) | {"contrib"}
 
 
+@lru_cache(maxsize=4)
+def _identifiers(code: str) -> frozenset[str]:
+    """The words of `code`; cached because TFM101-103 ask about the same code one after another."""
+    return frozenset(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code))
+
+
 def names_a_table_symbol(code: str, extra: tuple[str, ...] = ()) -> bool:
-    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code))
+    words = _identifiers(code)
     return not words.isdisjoint(table_leaf_names()) or not words.isdisjoint(extra)
