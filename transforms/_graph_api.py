@@ -28,6 +28,8 @@ class Category(Enum):
     SEED = "seed"
     DROPPED = "dropped call"
     SAVER = "saver"
+    DATASET = "tf.data pipeline"
+    ITERATOR = "one-shot iterator"
     LAYER = "layer"
     OPTIMIZER = "optimizer"
     REFUSED_OPTIMIZER = "refused optimizer"
@@ -68,6 +70,7 @@ _NAMED_CATEGORIES = (
     ("seeds", Category.SEED),
     ("dropped_calls", Category.DROPPED),
     ("savers", Category.SAVER),
+    ("iterators", Category.ITERATOR),
 )
 
 
@@ -90,6 +93,8 @@ def categorize(name: str) -> tuple[Category, str]:
             return category, ""
     if name in optimizers["refused"]:
         return Category.REFUSED_OPTIMIZER, optimizers["refused"][name]
+    if _in(name, api["datasets"]):
+        return Category.DATASET, ""
     if _in(name, api["python_utilities"]):
         return Category.PYTHON, ""
     unsupported = api["unsupported"]

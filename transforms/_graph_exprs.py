@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from transforms._graph_api import Category
+from transforms._graph_datasets import DatasetReader
 from transforms._graph_model import Kind
 from transforms._graph_recognize import ExprFacts, Resolver, SiteRecognizer
 from transforms._graph_syntax import Refusal, children, code
@@ -18,6 +19,7 @@ class ExprAnalyzer(SiteRecognizer):
         self.lenient = False  # True while reading function definitions
         self.checkpoints = None  # the scan's _graph_checkpoints.Checkpoints
         self.variable_lists: dict[int, cst.Call] = {}  # tf.trainable_variables() calls (_graph_variable_lists.py)
+        self.datasets = DatasetReader(self)
 
     def analyze(self, node: cst.CSTNode) -> ExprFacts:
         facts = ExprFacts()
@@ -91,6 +93,8 @@ class ExprAnalyzer(SiteRecognizer):
             facts.checkpoint_calls.append(node)
             self.checkpoints.read_call(node, lambda value: self._argument_facts(value, facts))
             return
+        if self._visit_dataset_call(node, facts):
+            return
         name, category, reason = self.category(node.func)
         if category is None:
             self._visit_plain_call(node, facts)
@@ -114,6 +118,29 @@ class ExprAnalyzer(SiteRecognizer):
             raise Refusal(node, f"{name} ({category.value}) must be assigned to a name of its own")
         for arg in node.args:
             self._visit(arg.value, facts)
+
+    def _visit_dataset_call(self, node: cst.Call, facts: ExprFacts) -> bool:
+        """A tf.data pipeline (kept as Python: its map functions are traced by tf.data in both worlds)
+        or `iterator.get_next()` (graph code reading the iterator); False for other calls."""
+        if self.datasets.is_pipeline(node):
+            inner = ExprFacts()
+            for child in children(node):
+                self._visit(child, inner)
+            graph_values = {name for name in inner.reads if self.kinds[name] is not Kind.DATASET}
+            if graph_values or inner.run_calls:
+                raise Refusal(node, f"a tf.data pipeline built from graph values ({', '.join(sorted(graph_values))})"
+                                    if graph_values else "a session run inside a tf.data pipeline")
+            facts.python_reads |= inner.python_reads | inner.reads
+            return True
+        iterator = self.datasets.next_element_iterator(node)
+        if iterator is not None and self.datasets.is_iterator_name(iterator):
+            facts.reads.add(iterator.value)
+            facts.builds_ops = True
+            return True
+        if iterator is not None or self.datasets.one_shot_source(node) is not None:
+            raise Refusal(node, "a one-shot iterator must be assigned to a name, or read by "
+                                "`x = dataset.make_one_shot_iterator().get_next()` on a line of its own")
+        return False
 
     def _argument_facts(self, node: cst.BaseExpression, facts: ExprFacts) -> ExprFacts:
         """Facts about an argument of a checkpoint call; the session runs in it join `facts`."""

@@ -26,11 +26,14 @@ class Kind(Enum):
     UPDATE_OPS = "update ops"      # the UPDATE_OPS collection: Keras layers update themselves
     SESSION = "session"            # disappears
     SAVER = "saver"                # becomes a tf.train.Checkpoint (_graph_checkpoints.py)
+    DATASET = "tf.data dataset"    # kept as it is (_graph_datasets.py)
+    ITERATOR = "iterator"          # a one-shot iterator: kept as iter(dataset), read in step functions
     PYTHON = "python"              # plain Python: left where it is
 
     @property
     def is_state(self) -> bool:
-        return self in (Kind.VARIABLE, Kind.VARIABLE_DICT, Kind.OPTIMIZER, Kind.SCHEDULE, Kind.INITIALIZER)
+        return self in (Kind.VARIABLE, Kind.VARIABLE_DICT, Kind.OPTIMIZER, Kind.SCHEDULE, Kind.INITIALIZER,
+                        Kind.ITERATOR)
 
     @property
     def is_graph(self) -> bool:

@@ -17,7 +17,7 @@ from transforms._graph_modules import ModuleHelper
 from transforms._graph_model import GraphBlock, Item, Kind, Scopes
 from transforms._graph_renames import renamed_reads, state_name
 from transforms._graph_statevalues import StateConverter
-from transforms._graph_syntax import Refusal, argument_code, retarget, target_names, with_value
+from transforms._graph_syntax import Refusal, argument_code, code, expr, retarget, target_names, with_value
 
 
 class GraphScanner:
@@ -107,6 +107,7 @@ class GraphScanner:
             return
         if self.metrics.convert(item, target, value):
             return
+        value = self._inline_iterator(item, value)
         if isinstance(target, cst.Name):
             name = state_name(self.kinds, self.names, item, target.value)
             if self.state.convert(item, name, value):
@@ -124,6 +125,22 @@ class GraphScanner:
             raise Refusal(target, "graph value assigned to something other than plain names")
         self._graph_statement(item, names, value)
 
+    def _inline_iterator(self, item: Item, value: cst.BaseExpression) -> cst.BaseExpression:
+        """`x, y = dataset.make_one_shot_iterator().get_next()`: the iterator is created here, once,
+        and the step functions read its next element."""
+        datasets = self.analyzer.datasets
+        receiver = datasets.next_element_iterator(value)
+        source = datasets.one_shot_source(receiver) if receiver is not None else None
+        if source is None:
+            return value
+        self.analyzer.analyze(source)  # refuses pipelines built from graph values
+        iterator = self.names.fresh("iterator")
+        datasets.inline_iterators.add(iterator)
+        self.kinds[iterator] = Kind.ITERATOR
+        item.emit = [with_value(item.node, f"iter({code(source)})", iterator)]
+        item.body = with_value(item.node, f"{iterator}.get_next()")
+        return expr(f"{iterator}.get_next()")
+
     def _graph_statement(self, item: Item, names: tuple[str, ...], node: cst.CSTNode,
                          extra_reads: set[str] = frozenset()) -> None:
         facts = self.analyzer.analyze(node)
@@ -137,7 +154,7 @@ class GraphScanner:
         self.layer_uses[item.index] = uses + [use for call in facts.helper_call_nodes
                                               for use in self.module_layers.get(call.func.value, [])]
         self.helper_uses[item.index] = facts.helper_calls
-        item.emit = [with_value(item.node, use.construction, use.object_name) for use in uses if use.construction]
+        item.emit += [with_value(item.node, use.construction, use.object_name) for use in uses if use.construction]
         item.layers += [use.object_name for use in uses]
         item.reads = frozenset(renamed_reads(self.block, item, facts.reads | set(extra_reads)) | set(item.layers))
         item.python_reads = frozenset(facts.python_reads)

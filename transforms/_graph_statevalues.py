@@ -12,7 +12,7 @@ from transforms._graph_layers import NameAllocator
 from transforms._graph_model import Item, Kind
 from transforms._graph_placeholders import read_placeholder
 from transforms._graph_state import convert_get_variable, convert_initializer, convert_variable, global_step_variable
-from transforms._graph_syntax import Refusal, expr, replace_nodes, with_value
+from transforms._graph_syntax import Refusal, code, expr, replace_nodes, with_value
 from transforms._graph_trainops import TrainOpConverter
 from transforms._graph_training import convert_schedule, minimize_call
 
@@ -44,6 +44,8 @@ class StateConverter:
             return True
         if not isinstance(value, cst.Call):
             return False
+        if self._dataset_value(item, value):
+            return True
         if isinstance(value.func, cst.Name) and value.func.value in self.factories:
             self._factory_variable(item, name, value)
             return True
@@ -61,6 +63,21 @@ class StateConverter:
         if converted is None:
             return False
         item.emit = [with_value(item.node, converted)]
+        return True
+
+    def _dataset_value(self, item: Item, value: cst.Call) -> bool:
+        """`dataset = tf.data.Dataset...` stays; `iterator = dataset.make_one_shot_iterator()` becomes
+        `iter(dataset)` (see _graph_datasets.py)."""
+        datasets = self.scanner.analyzer.datasets
+        if datasets.is_pipeline(value):
+            self.scanner.analyzer.analyze(value)  # refuses pipelines built from graph values
+            item.kind, item.emit = Kind.DATASET, [item.node]
+            return True
+        source = datasets.one_shot_source(value)
+        if source is None:
+            return False
+        self.scanner.analyzer.analyze(source)
+        item.kind, item.emit = Kind.ITERATOR, [with_value(item.node, f"iter({code(source)})")]
         return True
 
     def _state_value(self, item: Item, name: str, call: cst.Call, tf_name: str, category) -> str | None:
