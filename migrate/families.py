@@ -13,7 +13,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider
 
 from transforms.qualnames import canonical_tf_name, module_aliases
-from transforms.tables import symbol_table
+from transforms.tables import passes_tf2_keyword, symbol_table
 
 # Ordered: a symbol belongs to the first family that lists it. Entries ending in "." cover a namespace.
 FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -85,6 +85,7 @@ class _Sites(cst.CSTVisitor):
         super().__init__()
         self.sites: list[tuple[str, str]] = []
         self.aliases: dict[str, str] = {}
+        self.tf2_calls: set[int] = set()  # callees of calls that are TF2 code (see passes_tf2_keyword)
 
     def visit_Module(self, node: cst.Module) -> None:
         self.aliases = module_aliases(node, self._canonical)  # slim = tf.contrib.slim; slim.conv2d(...)
@@ -93,6 +94,10 @@ class _Sites(cst.CSTVisitor):
         names = {canonical_tf_name(q.name) for q in self.get_metadata(QualifiedNameProvider, node, set())}
         names.discard(None)
         return next(iter(names)) if len(names) == 1 else None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if passes_tf2_keyword(node, self._canonical(node.func)):
+            self.tf2_calls.add(id(node.func))
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         return not self._count(node)
@@ -115,7 +120,7 @@ class _Sites(cst.CSTVisitor):
             canonical = canonical_tf_name(raw)
             family = family_of(canonical) if canonical else None
             if family:
-                self.sites.append((family, _bucket(raw, canonical)))
+                self.sites.append((family, "tf2" if id(node) in self.tf2_calls else _bucket(raw, canonical)))
                 return True
         return False
 

@@ -8,7 +8,7 @@ from libcst.metadata import MetadataWrapper, QualifiedNameProvider
 from migrate.findings import Level
 from transforms._contrib import removed_module
 from transforms.qualnames import canonical_tf_name
-from transforms.tables import EAGER_EQUIVALENTS, symbol_table
+from transforms.tables import EAGER_EQUIVALENTS, passes_tf2_keyword, symbol_table
 
 
 def classify(module: cst.Module | MetadataWrapper) -> Level:
@@ -34,9 +34,19 @@ class _QualifiedNameCollector(cst.CSTVisitor):
     def __init__(self) -> None:
         super().__init__()
         self.names: set[str] = set()
+        self.tf2_calls: set[int] = set()  # callees of calls that are TF2 code (see passes_tf2_keyword)
+
+    def _qualified(self, node: cst.CSTNode) -> set[str]:
+        return {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
 
     def _collect(self, node: cst.CSTNode) -> None:
-        self.names.update(q.name for q in self.get_metadata(QualifiedNameProvider, node, set()))
+        if id(node) not in self.tf2_calls:
+            self.names.update(self._qualified(node))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        canonical = {canonical_tf_name(name) for name in self._qualified(node.func)}
+        if len(canonical) == 1 and passes_tf2_keyword(node, canonical.pop()):
+            self.tf2_calls.add(id(node.func))
 
     def visit_Name(self, node: cst.Name) -> None:
         self._collect(node)

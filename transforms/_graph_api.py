@@ -30,6 +30,9 @@ class Category(Enum):
     SAVER = "saver"
     DATASET = "tf.data pipeline"
     ITERATOR = "one-shot iterator"
+    SUMMARY = "summary op"
+    SUMMARY_MERGE = "summary merge"
+    SUMMARY_WRITER = "summary writer"
     LAYER = "layer"
     OPTIMIZER = "optimizer"
     REFUSED_OPTIMIZER = "refused optimizer"
@@ -71,6 +74,9 @@ _NAMED_CATEGORIES = (
     ("dropped_calls", Category.DROPPED),
     ("savers", Category.SAVER),
     ("iterators", Category.ITERATOR),
+    ("summary_ops", Category.SUMMARY),
+    ("summary_merges", Category.SUMMARY_MERGE),
+    ("summary_writers", Category.SUMMARY_WRITER),
 )
 
 
@@ -102,6 +108,11 @@ def categorize(name: str) -> tuple[Category, str]:
         if _in(name, [entry]):
             return Category.UNSUPPORTED, unsupported[entry]
     return Category.OP, ""
+
+
+def summary_kind(name: str) -> str:
+    """'scalar', 'histogram', 'image' or 'text' for a v1 summary op (its tf.summary v2 counterpart)."""
+    return table("graph_api")["summary_ops"][name]
 
 
 def scope_kind(name: str) -> str:

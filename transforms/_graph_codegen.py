@@ -101,7 +101,7 @@ class FunctionWriter:
 def _render(fetch: Fetch, constants: dict[str, str]) -> str:
     if fetch.shape == "op":
         return "None"
-    if fetch.shape == "tensor":
+    if fetch.shape in ("tensor", "summary"):
         return code(replace_nodes(fetch.node, _constant_replacements(fetch.node, constants)))
     parts = [_render(child, constants) for child in fetch.children]
     if fetch.shape == "dict":

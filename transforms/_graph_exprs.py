@@ -20,6 +20,7 @@ class ExprAnalyzer(SiteRecognizer):
         self.checkpoints = None  # the scan's _graph_checkpoints.Checkpoints
         self.variable_lists: dict[int, cst.Call] = {}  # tf.trainable_variables() calls (_graph_variable_lists.py)
         self.datasets = DatasetReader(self)
+        self.summary_names: set[str] = set()  # graph names holding summary dicts (_graph_summaries.py)
 
     def analyze(self, node: cst.CSTNode) -> ExprFacts:
         facts = ExprFacts()
@@ -60,6 +61,8 @@ class ExprAnalyzer(SiteRecognizer):
         kind = self.kinds.get(node.value, Kind.PYTHON)
         if kind is not Kind.PYTHON and not self.resolver.is_block_reference(node):
             kind = Kind.PYTHON
+        if kind in (Kind.DATASET, Kind.SUMMARY_WRITER):
+            kind = Kind.PYTHON  # ordinary Python objects in TF2, kept where they are
         if kind is Kind.PYTHON:
             facts.python_reads.add(node.value)
         elif kind in (Kind.INIT_OP, Kind.SESSION, Kind.TRAIN_OP, Kind.SAVER):

@@ -72,8 +72,8 @@ class MetricConverter:
         item.body = _assign(names[0], cst.parse_expression(f"{object_name}.result()"))
         update.body = _assign(names[1], cst.Call(cst.Name(object_name), arguments))
         self._graph_reads(update, inputs)
-        self.scanner._bind(item, (names[0],), Kind.TENSOR)
-        self.scanner._bind(update, (names[1],), Kind.TENSOR)
+        self.scanner.bind(item, (names[0],), Kind.TENSOR)
+        self.scanner.bind(update, (names[1],), Kind.TENSOR)
         self.metrics.append(Metric(object_name, item.index, update.index))
         return True
 

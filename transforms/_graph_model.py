@@ -28,6 +28,8 @@ class Kind(Enum):
     SAVER = "saver"                # becomes a tf.train.Checkpoint (_graph_checkpoints.py)
     DATASET = "tf.data dataset"    # kept as it is (_graph_datasets.py)
     ITERATOR = "iterator"          # a one-shot iterator: kept as iter(dataset), read in step functions
+    SUMMARY = "summary op"         # a v1 summary op: its value joins the merge that collects it
+    SUMMARY_WRITER = "summary writer"  # a FileWriter: becomes tf.summary.create_file_writer
     PYTHON = "python"              # plain Python: left where it is
 
     @property
@@ -116,6 +118,7 @@ class GraphBlock:
     schedules: dict[str, str] = field(default_factory=dict)  # schedule name -> the global step it reads
     helpers: dict[str, cst.FunctionDef] = field(default_factory=dict)  # pure graph helper functions
     aliases: dict[str, str] = field(default_factory=dict)  # state name rebound -> the name it now has
+    summaries: set[str] = field(default_factory=set)  # graph names holding {tag: value} dicts (summary ops)
 
     def kind(self, name: str) -> Kind:
         return self.kinds.get(name, Kind.PYTHON)

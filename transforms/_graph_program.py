@@ -59,6 +59,7 @@ class GraphProgram(GraphResolver):
         rewriter.replacements.update(outside_replacements(self, block, scanner))
         rewriter.replacements.update(nested_session_replacements(sessions, block, flattener))
         rewriter.replacements.update(variable_list_replacements(block, scanner))
+        rewriter.replacements.update(scanner.summaries.replacements(self))
         checkpoints = CheckpointCode(scanner.checkpoints, self, names) if scanner.checkpoints.saver else None
         rewriter.replacements.update(checkpoints.replacements() if checkpoints else {})
         rewriter.rewrite(functions, [site for site in sites if site.is_init], scanner.session_closes,
@@ -89,7 +90,8 @@ class GraphProgram(GraphResolver):
         feed_dicts = {id(assign.targets[0].target): assign for assign in scanner.feed_dicts}
         sites = [read_run_site(scanner.analyzer, index, call, feed_dicts) for index, call in scanner.run_calls]
         check_feed_dicts(scanner.feed_dicts, sites, self)
-        check_session_uses(self, sites, scanner.session_closes, scanner.checkpoints.session_arguments())
+        check_session_uses(self, sites, scanner.session_closes,
+                           scanner.checkpoints.session_arguments() | scanner.summaries.session_arguments)
         for site in sites:
             site.reads = {scanner.block.aliases.get(name, name) for name in site.reads}
         return sites

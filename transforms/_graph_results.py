@@ -25,7 +25,7 @@ def fetched_item(subscript: cst.Subscript, fetch, keys: list[str] | None):
 def in_place_conversion(fetch, node: cst.CSTNode) -> str | None:
     """A format string turning a step function's value shaped like `fetch` into what sess.run
     returned (None: nothing to convert). `node` is where to point a refusal."""
-    if fetch.shape == "op":
+    if fetch.shape in ("op", "summary"):
         return None
     if fetch.shape == "tensor":
         return "{}.numpy()"

@@ -19,7 +19,8 @@ _TENSOR_READS = (Kind.TENSOR, Kind.PLACEHOLDER, Kind.VARIABLE, Kind.VARIABLE_DIC
 
 @dataclass
 class Fetch:
-    """A node of the fetch structure: 'tensor' / 'op' / 'init' leaves, 'list' / 'tuple' / 'dict' nodes."""
+    """A node of the fetch structure: 'tensor' / 'summary' / 'op' / 'init' leaves, 'list' / 'tuple' /
+    'dict' nodes. A 'summary' leaf is a dict {tag: tensor} in TF2 (_graph_summaries.py)."""
 
     shape: str
     node: cst.BaseExpression
@@ -28,7 +29,7 @@ class Fetch:
 
     def leaves(self) -> list[Fetch]:
         if not self.children:
-            return [self] if self.shape in ("tensor", "op", "init") else []
+            return [self] if self.shape in ("tensor", "summary", "op", "init") else []
         return [leaf for child in self.children for leaf in child.leaves()]
 
 
@@ -71,7 +72,7 @@ def read_run_site(analyzer: ExprAnalyzer, item_index: int, call: cst.Call, feed_
     if feed_position is not None:
         _read_feeds(analyzer, site, feed_position, feed_dicts)
     for leaf in fetch.leaves():
-        if leaf.shape == "tensor":
+        if leaf.shape in ("tensor", "summary"):
             site.reads |= analyzer.analyze(leaf.node).reads
         elif leaf.shape == "op":
             site.train_ops.append(leaf.node.value)
@@ -108,6 +109,8 @@ def _read_leaf(analyzer: ExprAnalyzer, node: cst.BaseExpression) -> Fetch:
         return Fetch("init", node)
     if isinstance(node, cst.Call) and analyzer.category(node.func)[1] is Category.INIT_OP:
         return Fetch("init", node)
+    if isinstance(node, cst.Name) and node.value in analyzer.summary_names:
+        return Fetch("summary", node)
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         raise Refusal(node, "fetching tensors by name string is not modelled")
     facts = analyzer.analyze(node)

@@ -17,6 +17,7 @@ from transforms._graph_modules import ModuleHelper
 from transforms._graph_model import GraphBlock, Item, Kind, Scopes
 from transforms._graph_renames import renamed_reads, state_name
 from transforms._graph_statevalues import StateConverter
+from transforms._graph_summaries import SummaryConverter
 from transforms._graph_syntax import Refusal, argument_code, code, expr, retarget, target_names, with_value
 
 
@@ -32,6 +33,7 @@ class GraphScanner:
         self.layers = LayerConverter(names, self.initializer_code)
         self.layer_uses: dict[int, list[LayerUse]] = {}
         self.metrics = MetricConverter(self)
+        self.summaries = SummaryConverter(self)
         self.run_calls: list[tuple[int, cst.Call]] = []
         self.session_closes: list[cst.Call] = []
         self.feed_dicts: list[cst.Assign] = []
@@ -43,6 +45,7 @@ class GraphScanner:
         self.module_calls: list[cst.Call] = []
         self.helper_uses: dict[int, set[str]] = {}
         self.block = GraphBlock([], None, [], self.kinds, {}, {}, {})
+        self.analyzer.summary_names = self.block.summaries
 
     def scan(self, statements: list[cst.BaseStatement], owner: cst.CSTNode) -> tuple[GraphBlock, Flattener]:
         flattener = Flattener(self.analyzer, self.classify)
@@ -69,7 +72,7 @@ class GraphScanner:
         elif isinstance(small, cst.AnnAssign) and small.value is not None:
             self._assign(item, small.target, small.value)
         elif isinstance(small, cst.AugAssign) and self._is_tensor_name(small.target):
-            self._graph_statement(item, (small.target.value,), small, extra_reads={small.target.value})
+            self.graph_statement(item, (small.target.value,), small, extra_reads={small.target.value})
         elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
             self._call_statement(item, small.value)
         else:
@@ -85,6 +88,8 @@ class GraphScanner:
             item.kind, item.emit = Kind.INITIALIZER, [with_value(item.node, seed)]
         elif category is Category.DROPPED:
             item.kind = Kind.INIT_OP
+        elif self.summaries.statement(item, call):
+            return
         else:
             self._python(item)
 
@@ -108,13 +113,15 @@ class GraphScanner:
         if self.metrics.convert(item, target, value):
             return
         value = self._inline_iterator(item, value)
+        if self.summaries.assign(item, target, value):
+            return
         if isinstance(target, cst.Name):
             name = state_name(self.kinds, self.names, item, target.value)
             if self.state.convert(item, name, value):
                 if name != target.value:
                     item.emit[0] = retarget(item.emit[0], name)
                     self.block.aliases[target.value] = name
-                self._bind(item, (name,), item.kind)
+                self.bind(item, (name,), item.kind)
                 return
         facts = self.analyzer.analyze(value)
         if not (facts.builds_ops or facts.reads):
@@ -123,7 +130,7 @@ class GraphScanner:
         names = target_names(target)
         if names is None:
             raise Refusal(target, "graph value assigned to something other than plain names")
-        self._graph_statement(item, names, value)
+        self.graph_statement(item, names, value)
 
     def _inline_iterator(self, item: Item, value: cst.BaseExpression) -> cst.BaseExpression:
         """`x, y = dataset.make_one_shot_iterator().get_next()`: the iterator is created here, once,
@@ -141,7 +148,7 @@ class GraphScanner:
         item.body = with_value(item.node, f"{iterator}.get_next()")
         return expr(f"{iterator}.get_next()")
 
-    def _graph_statement(self, item: Item, names: tuple[str, ...], node: cst.CSTNode,
+    def graph_statement(self, item: Item, names: tuple[str, ...], node: cst.CSTNode,
                          extra_reads: set[str] = frozenset()) -> None:
         facts = self.analyzer.analyze(node)
         if facts.run_calls or facts.checkpoint_calls:
@@ -159,9 +166,9 @@ class GraphScanner:
         item.reads = frozenset(renamed_reads(self.block, item, facts.reads | set(extra_reads)) | set(item.layers))
         item.python_reads = frozenset(facts.python_reads)
         self.block.layer_objects.update(use.object_name for use in uses if use.has_weights)
-        self._bind(item, names, Kind.TENSOR)
+        self.bind(item, names, Kind.TENSOR)
 
-    def _bind(self, item: Item, names: tuple[str, ...], kind: Kind) -> None:
+    def bind(self, item: Item, names: tuple[str, ...], kind: Kind) -> None:
         item.kind, item.defines = kind, names
         for name in names:
             previous = self.kinds.get(name)

@@ -15,7 +15,7 @@ from libcst.helpers import get_full_name_for_node
 from transforms._contrib import contrib_message, is_gone
 from transforms._references import ReferenceTransform, chain_nodes
 from transforms._tf_spelling import TF_MODULE, direct_tf_name, raw_name
-from transforms.tables import COMPAT_PREFIX, EAGER_EQUIVALENTS, names_a_table_symbol, symbol_table
+from transforms.tables import COMPAT_PREFIX, EAGER_EQUIVALENTS, names_a_table_symbol, passes_tf2_keyword, symbol_table
 
 # EAGER_EQUIVALENTS are kept as they are in a file without sessions, such as one TFM201 wrote (they
 # would otherwise be renamed to compat.v1 on the next run).
@@ -43,8 +43,7 @@ class RenameSymbols(ReferenceTransform):
     def visit_Call(self, node: cst.Call) -> bool:
         """`tf.summary.scalar("loss", x, step=s)` passes a keyword only TF2's function takes: it is
         TF2 code (perhaps written by an earlier transform) and keeps its name."""
-        tf2_only = self.table.tf2_keywords.get(direct_tf_name(self, node.func) or "", ())
-        if any(arg.keyword is not None and arg.keyword.value in tf2_only for arg in node.args):
+        if passes_tf2_keyword(node, direct_tf_name(self, node.func)):
             self.cover(node.func)
         return True
 

@@ -105,6 +105,14 @@ def symbol_table() -> SymbolTable:
                        data.get("tf2_keywords", {}))
 
 
+def passes_tf2_keyword(call, canonical: str | None) -> bool:
+    """Whether `call` (a libcst Call of the symbol `canonical`) passes a keyword only TF2's function
+    of that name takes, as `tf.summary.scalar(tag, value, step=s)` does: TF2 code, perhaps written by
+    an earlier transform, whatever its TF1 namesake was."""
+    tf2_only = symbol_table().tf2_keywords.get(canonical or "", ())
+    return any(arg.keyword is not None and arg.keyword.value in tf2_only for arg in call.args)
+
+
 @lru_cache(maxsize=1)
 def keyword_table() -> KeywordTable:
     data = _load("keywords.json")

@@ -40,6 +40,7 @@ def _load_sibling(name):
 common = _load_sibling("side_common")
 recording = _load_sibling("recording")
 graph_facts = _load_sibling("graph_facts")
+summaries = _load_sibling("summaries")
 np = recording.np
 
 MAX_CAPTURE_TRIES = 5
@@ -94,6 +95,7 @@ class LegacyProbe(object):
         self.out_dir = out_dir
         self.owner = next(cls for cls in session_class.__mro__ if "run" in vars(cls))
         self.original = self.owner.run
+        self.summary_class = None  # tf.Summary: fetched summaries are recorded as {tag: value}
         self.variables = None
         self.capture_note = "no variables were initialised before a later Session.run call: nothing to align"
         self.capture_tries = 0
@@ -151,7 +153,10 @@ class LegacyProbe(object):
         end = time.perf_counter()
         if probing and not site.facts["mutates_state"]:
             self.probe_after(session, site, call, outputs, args, kwargs)
-        self.recorder.record(key, start, end, outputs, inputs, names, pre, time.perf_counter() - end)
+        recorded, decoded = summaries.readable_summaries(outputs, self.summary_class)
+        if decoded and names is not None:  # as the migrated step returns them: {tag: value}
+            names = [path for path, _ in recording.flatten(recorded)]
+        self.recorder.record(key, start, end, recorded, inputs, names, pre, time.perf_counter() - end)
         return outputs
 
     def probe_before(self, session, site, call, feed_dict):
@@ -229,6 +234,7 @@ def main(argv):
             return 0
         recorder = recording.Recorder(config["steps"], np.asarray)
         probe = LegacyProbe(tf1.Session, config["script"], recorder, out_dir)
+        probe.summary_class = tf1.Summary
         probe.install()
         common.seed_everything(config["seed"])
         status, error, seconds, printed_at = common.run_script(config["script"], None, recorder,
