@@ -33,6 +33,11 @@ class Category(Enum):
     SUMMARY = "summary op"
     SUMMARY_MERGE = "summary merge"
     SUMMARY_WRITER = "summary writer"
+    QUEUE_PRODUCER = "filename queue"
+    QUEUE_READER = "record reader"
+    QUEUE_BATCH = "batching queue"
+    QUEUE_RUNNERS = "queue runners"
+    QUEUE_COORDINATOR = "queue-runner coordinator"
     LAYER = "layer"
     OPTIMIZER = "optimizer"
     REFUSED_OPTIMIZER = "refused optimizer"
@@ -77,6 +82,11 @@ _NAMED_CATEGORIES = (
     ("summary_ops", Category.SUMMARY),
     ("summary_merges", Category.SUMMARY_MERGE),
     ("summary_writers", Category.SUMMARY_WRITER),
+    ("queue_producers", Category.QUEUE_PRODUCER),
+    ("queue_readers", Category.QUEUE_READER),
+    ("queue_batches", Category.QUEUE_BATCH),
+    ("queue_runners", Category.QUEUE_RUNNERS),
+    ("queue_coordinators", Category.QUEUE_COORDINATOR),
 )
 
 

@@ -61,7 +61,7 @@ class ExprAnalyzer(SiteRecognizer):
         kind = self.kinds.get(node.value, Kind.PYTHON)
         if kind is not Kind.PYTHON and not self.resolver.is_block_reference(node):
             kind = Kind.PYTHON
-        if kind in (Kind.DATASET, Kind.SUMMARY_WRITER):
+        if kind in (Kind.DATASET, Kind.SUMMARY_WRITER, Kind.QUEUE):
             kind = Kind.PYTHON  # ordinary Python objects in TF2, kept where they are
         if kind is Kind.PYTHON:
             facts.python_reads.add(node.value)

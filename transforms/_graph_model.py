@@ -30,6 +30,8 @@ class Kind(Enum):
     ITERATOR = "iterator"          # a one-shot iterator: kept as iter(dataset), read in step functions
     SUMMARY = "summary op"         # a v1 summary op: its value joins the merge that collects it
     SUMMARY_WRITER = "summary writer"  # a FileWriter: becomes tf.summary.create_file_writer
+    QUEUE = "input queue"          # queue-runner pipeline parts and threads: they vanish (_graph_queues.py)
+    EXAMPLE = "per-example input"  # values computed per record: they move into the dataset's map function
     PYTHON = "python"              # plain Python: left where it is
 
     @property

@@ -60,6 +60,7 @@ class GraphProgram(GraphResolver):
         rewriter.replacements.update(nested_session_replacements(sessions, block, flattener))
         rewriter.replacements.update(variable_list_replacements(block, scanner))
         rewriter.replacements.update(scanner.summaries.replacements(self))
+        rewriter.replacements.update(scanner.queues.replacements(self))
         checkpoints = CheckpointCode(scanner.checkpoints, self, names) if scanner.checkpoints.saver else None
         rewriter.replacements.update(checkpoints.replacements() if checkpoints else {})
         rewriter.rewrite(functions, [site for site in sites if site.is_init], scanner.session_closes,
@@ -91,7 +92,8 @@ class GraphProgram(GraphResolver):
         sites = [read_run_site(scanner.analyzer, index, call, feed_dicts) for index, call in scanner.run_calls]
         check_feed_dicts(scanner.feed_dicts, sites, self)
         check_session_uses(self, sites, scanner.session_closes,
-                           scanner.checkpoints.session_arguments() | scanner.summaries.session_arguments)
+                           scanner.checkpoints.session_arguments() | scanner.summaries.session_arguments
+                           | scanner.queues.session_arguments)
         for site in sites:
             site.reads = {scanner.block.aliases.get(name, name) for name in site.reads}
         return sites

@@ -17,6 +17,7 @@ from transforms._graph_modules import ModuleHelper
 from transforms._graph_model import GraphBlock, Item, Kind, Scopes
 from transforms._graph_renames import renamed_reads, state_name
 from transforms._graph_statevalues import StateConverter
+from transforms._graph_queues import QueueReader
 from transforms._graph_summaries import SummaryConverter
 from transforms._graph_syntax import Refusal, argument_code, code, expr, retarget, target_names, with_value
 
@@ -34,6 +35,7 @@ class GraphScanner:
         self.layer_uses: dict[int, list[LayerUse]] = {}
         self.metrics = MetricConverter(self)
         self.summaries = SummaryConverter(self)
+        self.queues = QueueReader(self)
         self.run_calls: list[tuple[int, cst.Call]] = []
         self.session_closes: list[cst.Call] = []
         self.feed_dicts: list[cst.Assign] = []
@@ -88,7 +90,7 @@ class GraphScanner:
             item.kind, item.emit = Kind.INITIALIZER, [with_value(item.node, seed)]
         elif category is Category.DROPPED:
             item.kind = Kind.INIT_OP
-        elif self.summaries.statement(item, call):
+        elif self.summaries.statement(item, call) or self.queues.statement(item, call):
             return
         else:
             self._python(item)
@@ -113,7 +115,7 @@ class GraphScanner:
         if self.metrics.convert(item, target, value):
             return
         value = self._inline_iterator(item, value)
-        if self.summaries.assign(item, target, value):
+        if self.summaries.assign(item, target, value) or self.queues.assign(item, target, value):
             return
         if isinstance(target, cst.Name):
             name = state_name(self.kinds, self.names, item, target.value)
