@@ -38,6 +38,8 @@ class Category(Enum):
     QUEUE_BATCH = "batching queue"
     QUEUE_RUNNERS = "queue runners"
     QUEUE_COORDINATOR = "queue-runner coordinator"
+    RNN_CELL = "RNN cell"
+    RNN_RUN = "RNN over a sequence"
     LAYER = "layer"
     OPTIMIZER = "optimizer"
     REFUSED_OPTIMIZER = "refused optimizer"
@@ -87,6 +89,8 @@ _NAMED_CATEGORIES = (
     ("queue_batches", Category.QUEUE_BATCH),
     ("queue_runners", Category.QUEUE_RUNNERS),
     ("queue_coordinators", Category.QUEUE_COORDINATOR),
+    ("rnn_cells", Category.RNN_CELL),
+    ("rnn_runs", Category.RNN_RUN),
 )
 
 
@@ -123,6 +127,11 @@ def categorize(name: str) -> tuple[Category, str]:
 def summary_kind(name: str) -> str:
     """'scalar', 'histogram', 'image' or 'text' for a v1 summary op (its tf.summary v2 counterpart)."""
     return table("graph_api")["summary_ops"][name]
+
+
+def rnn_cell_kind(name: str) -> str:
+    """'lstm', 'gru' or 'simple' for a TF1 RNN cell class (its Keras layer: LSTM, GRU, SimpleRNN)."""
+    return table("graph_api")["rnn_cells"][name]
 
 
 def scope_kind(name: str) -> str:

@@ -21,6 +21,7 @@ class ExprAnalyzer(SiteRecognizer):
         self.variable_lists: dict[int, cst.Call] = {}  # tf.trainable_variables() calls (_graph_variable_lists.py)
         self.datasets = DatasetReader(self)
         self.summary_names: set[str] = set()  # graph names holding summary dicts (_graph_summaries.py)
+        self.member_aliases: dict[int, str] = {}  # `state.h` of an LSTM and the like (_graph_rnn.py)
 
     def analyze(self, node: cst.CSTNode) -> ExprFacts:
         facts = ExprFacts()
@@ -71,6 +72,9 @@ class ExprAnalyzer(SiteRecognizer):
             facts.reads.add(node.value)
 
     def _visit_attribute(self, node: cst.Attribute, facts: ExprFacts) -> None:
+        if id(node) in self.member_aliases:
+            self._visit(node.value, facts)
+            return
         name, category, reason = self.category(node)
         if name is not None:
             if category is Category.UNSUPPORTED:
@@ -111,7 +115,7 @@ class ExprAnalyzer(SiteRecognizer):
         if category is Category.LAYER:
             facts.layer_calls.append(node)
             facts.builds_ops = True
-        elif category is Category.OP:
+        elif category in (Category.OP, Category.RNN_RUN):
             facts.builds_ops = True
         elif category is Category.SESSION:
             return  # the program's one session: its `with` is unwrapped, its assignment removed

@@ -32,6 +32,7 @@ class Kind(Enum):
     SUMMARY_WRITER = "summary writer"  # a FileWriter: becomes tf.summary.create_file_writer
     QUEUE = "input queue"          # queue-runner pipeline parts and threads: they vanish (_graph_queues.py)
     EXAMPLE = "per-example input"  # values computed per record: they move into the dataset's map function
+    RNN_CELL = "RNN cell"          # becomes a Keras RNN layer where dynamic_rnn runs it (_graph_rnn.py)
     PYTHON = "python"              # plain Python: left where it is
 
     @property
@@ -121,6 +122,7 @@ class GraphBlock:
     helpers: dict[str, cst.FunctionDef] = field(default_factory=dict)  # pure graph helper functions
     aliases: dict[str, str] = field(default_factory=dict)  # state name rebound -> the name it now has
     summaries: set[str] = field(default_factory=set)  # graph names holding {tag: value} dicts (summary ops)
+    member_aliases: dict[int, str] = field(default_factory=dict)  # id of `state.h` / `state[1]` -> its name
 
     def kind(self, name: str) -> Kind:
         return self.kinds.get(name, Kind.PYTHON)

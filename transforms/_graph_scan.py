@@ -18,6 +18,7 @@ from transforms._graph_model import GraphBlock, Item, Kind, Scopes
 from transforms._graph_renames import renamed_reads, state_name
 from transforms._graph_statevalues import StateConverter
 from transforms._graph_queues import QueueReader
+from transforms._graph_rnn import RnnConverter
 from transforms._graph_summaries import SummaryConverter
 from transforms._graph_syntax import Refusal, argument_code, code, expr, retarget, target_names, with_value
 
@@ -36,6 +37,7 @@ class GraphScanner:
         self.metrics = MetricConverter(self)
         self.summaries = SummaryConverter(self)
         self.queues = QueueReader(self)
+        self.rnn = RnnConverter(self)
         self.run_calls: list[tuple[int, cst.Call]] = []
         self.session_closes: list[cst.Call] = []
         self.feed_dicts: list[cst.Assign] = []
@@ -48,6 +50,7 @@ class GraphScanner:
         self.helper_uses: dict[int, set[str]] = {}
         self.block = GraphBlock([], None, [], self.kinds, {}, {}, {})
         self.analyzer.summary_names = self.block.summaries
+        self.analyzer.member_aliases = self.block.member_aliases
 
     def scan(self, statements: list[cst.BaseStatement], owner: cst.CSTNode) -> tuple[GraphBlock, Flattener]:
         flattener = Flattener(self.analyzer, self.classify)
@@ -117,6 +120,8 @@ class GraphScanner:
         value = self._inline_iterator(item, value)
         if self.summaries.assign(item, target, value) or self.queues.assign(item, target, value):
             return
+        if self._rnn(item, target, value):
+            return
         if isinstance(target, cst.Name):
             name = state_name(self.kinds, self.names, item, target.value)
             if self.state.convert(item, name, value):
@@ -133,6 +138,18 @@ class GraphScanner:
         if names is None:
             raise Refusal(target, "graph value assigned to something other than plain names")
         self.graph_statement(item, names, value)
+
+    def _rnn(self, item: Item, target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+        if not isinstance(value, cst.Call):
+            return False
+        tf_name, category, _ = self.analyzer.category(value.func)
+        if category is Category.RNN_CELL:
+            self.rnn.cell(item, target, value, tf_name)
+        elif category is Category.RNN_RUN:
+            self.rnn.dynamic_rnn(item, target, value)
+        else:
+            return False
+        return True
 
     def _inline_iterator(self, item: Item, value: cst.BaseExpression) -> cst.BaseExpression:
         """`x, y = dataset.make_one_shot_iterator().get_next()`: the iterator is created here, once,
@@ -151,7 +168,7 @@ class GraphScanner:
         return expr(f"{iterator}.get_next()")
 
     def graph_statement(self, item: Item, names: tuple[str, ...], node: cst.CSTNode,
-                         extra_reads: set[str] = frozenset()) -> None:
+                        extra_reads: set[str] = frozenset(), extra_uses: list[LayerUse] = ()) -> None:
         facts = self.analyzer.analyze(node)
         if facts.run_calls or facts.checkpoint_calls:
             raise Refusal((facts.run_calls or facts.checkpoint_calls)[0], "a session run inside graph-building code")
@@ -159,7 +176,7 @@ class GraphScanner:
         if not_tensors:
             raise Refusal(node, f"{', '.join(sorted(not_tensors))} used as a tensor")
         uses = [self.layers.convert(call, self.analyzer.category(call.func)[0]) for call in facts.layer_calls]
-        uses += helper_layer_uses(self, item, facts)
+        uses += helper_layer_uses(self, item, facts) + list(extra_uses)
         self.layer_uses[item.index] = uses + [use for call in facts.helper_call_nodes
                                               for use in self.module_layers.get(call.func.value, [])]
         self.helper_uses[item.index] = facts.helper_calls

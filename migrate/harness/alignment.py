@@ -34,11 +34,14 @@ class LegacyVariable:
 
 @dataclass(frozen=True)
 class Decision:
-    """The legacy variable a migrated one is paired with (None: left alone) and why."""
+    """The legacy variable a migrated one is paired with (None: left alone) and why. A converted
+    value (a Keras RNN weight from a TF1 cell's) comes from `convert` applied to the `sources`' values."""
 
     legacy: LegacyVariable | None
     how: str
     reason: str = ""
+    sources: tuple = ()
+    convert: object = None
 
 
 @dataclass
@@ -65,6 +68,15 @@ class Matcher:
             self.unaligned.append({"migrated": name, "shape": list(shape), "trainable": trainable,
                                    "reason": decision.reason})
         return decision
+
+    def match_converted(self, name: str, shape: tuple, trainable: bool, sources: list, convert, how: str) -> Decision:
+        """Pair a migrated variable computed from several legacy ones (rnn_weights.py), all by name."""
+        legacy = [next(var for var in self.legacy if var.name == source) for source in sources]
+        for var in legacy:
+            var.used_by = var.used_by or name
+        self.pairs.append({"migrated": name, "legacy": ", ".join(sources), "how": how, "shape": list(shape),
+                           "trainable": trainable, "note": "values converted to the Keras layout"})
+        return Decision(legacy[0], how, "", tuple(legacy), convert)
 
     def _decide(self, name, shape, trainable):
         notes = []

@@ -38,6 +38,7 @@ def _load_sibling(name):
 common = _load_sibling("side_common")
 recording = _load_sibling("recording")
 alignment = _load_sibling("alignment")
+rnn_weights = _load_sibling("rnn_weights")
 fused = _load_sibling("fused")
 legacy = _load_sibling("legacy_side")
 np = recording.np
@@ -69,7 +70,7 @@ class WeightLoader:
         decision = self.decide(variable)
         if decision is None or decision.legacy is None:
             return
-        value = self.value_for(decision.legacy, variable)
+        value = self.value_for(decision, variable)
         if eager:
             variable.assign(value)
         else:  # created while a tf.function is traced: assign outside the function graph
@@ -83,17 +84,28 @@ class WeightLoader:
                                            "trainable": bool(variable.trainable),
                                            "reason": "shape not fully defined: keeps its own initial value"})
             return None
-        return self.matcher.match(variable.name, tuple(shape.as_list()), bool(variable.trainable))
+        name, shape, trainable = variable.name, tuple(shape.as_list()), bool(variable.trainable)
+        converted = rnn_weights.rnn_source(alignment.strip_output_index(name), [v.name for v in self.matcher.legacy])
+        if converted is not None:
+            return self.matcher.match_converted(alignment.strip_output_index(name), shape, trainable, *converted,
+                                                "name (TF1 RNN cell layout)")
+        return self.matcher.match(name, shape, trainable)
 
-    def value_for(self, legacy_variable, variable):
-        return self.weights[legacy_variable.key].astype(variable.dtype.as_numpy_dtype)
+    def value_for(self, decision, variable):
+        if decision.convert is not None:
+            value = decision.convert([self.weights[source.key] for source in decision.sources])
+            if tuple(value.shape) != tuple(variable.shape.as_list()):
+                raise ValueError(f"converted legacy weights have shape {list(value.shape)}")
+        else:
+            value = self.weights[decision.legacy.key]
+        return value.astype(variable.dtype.as_numpy_dtype)
 
     def align_session(self, session, variables):
         """Load matched values into a TF1-style graph's variables (already initialised)."""
         for variable in variables:
             decision = self.decide(variable) if self.matcher is not None else None
             if decision is not None and decision.legacy is not None:
-                variable.load(self.value_for(decision.legacy, variable), session)
+                variable.load(self.value_for(decision, variable), session)
 
     def summary(self):
         found = self.matcher.summary() if self.matcher is not None else {}

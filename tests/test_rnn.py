@@ -1,0 +1,95 @@
+"""RNN cells -> Keras recurrent layers (transforms/_graph_rnn.py) and the harness's conversion of
+TF1 cell weights to the Keras layout (migrate/harness/rnn_weights.py).
+
+The conversion is checked against the cells' own equations: one step of each TF1 cell, written out in
+NumPy from TF1's definitions (packed [inputs, state] kernel, gates i, j, f, o with forget_bias for the
+LSTM; reset/update gates then candidate for the GRU), must equal one step of the Keras cell (Keras's
+equations, gate order i, f, c, o / z, r, h) run with the converted weights."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from migrate.harness.rnn_weights import rnn_source
+
+ROOT = Path(__file__).resolve().parent.parent
+RNG = np.random.RandomState(0)
+INPUTS, UNITS = 3, 4
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def convert(keras_cell: str, legacy: dict[str, np.ndarray], layer: str = "rnn") -> dict[str, np.ndarray]:
+    weights = {}
+    for part in ("kernel", "recurrent_kernel", "bias"):
+        sources, make = rnn_source(f"{layer}/{keras_cell}/{part}", list(legacy))
+        weights[part] = make([legacy[name] for name in sources])
+    return weights
+
+
+def test_lstm_weights_give_the_tf1_cell_step():
+    kernel, bias = RNG.randn(INPUTS + UNITS, 4 * UNITS), RNG.randn(4 * UNITS)
+    x, c, h = RNG.randn(2, INPUTS), RNG.randn(2, UNITS), RNG.randn(2, UNITS)
+    i, j, f, o = np.split(np.concatenate([x, h], 1) @ kernel + bias, 4, axis=1)  # TF1 LSTMCell
+    tf1_c = sigmoid(f + 1.0) * c + sigmoid(i) * np.tanh(j)
+    tf1_h = sigmoid(o) * np.tanh(tf1_c)
+
+    w = convert("lstm_cell", {"rnn/lstm_cell/kernel": kernel, "rnn/lstm_cell/bias": bias})
+    gi, gf, gc, go = np.split(x @ w["kernel"] + h @ w["recurrent_kernel"] + w["bias"], 4, axis=1)  # Keras LSTMCell
+    keras_c = sigmoid(gf) * c + sigmoid(gi) * np.tanh(gc)
+    keras_h = sigmoid(go) * np.tanh(keras_c)
+    np.testing.assert_allclose(keras_c, tf1_c, rtol=1e-12)
+    np.testing.assert_allclose(keras_h, tf1_h, rtol=1e-12)
+
+
+def test_gru_weights_give_the_tf1_cell_step():
+    legacy = {"enc/gru_cell/gates/kernel": RNG.randn(INPUTS + UNITS, 2 * UNITS),
+              "enc/gru_cell/gates/bias": RNG.randn(2 * UNITS),
+              "enc/gru_cell/candidate/kernel": RNG.randn(INPUTS + UNITS, UNITS),
+              "enc/gru_cell/candidate/bias": RNG.randn(UNITS)}
+    x, h = RNG.randn(2, INPUTS), RNG.randn(2, UNITS)
+    gates = sigmoid(np.concatenate([x, h], 1) @ legacy["enc/gru_cell/gates/kernel"] + legacy["enc/gru_cell/gates/bias"])
+    r, u = np.split(gates, 2, axis=1)  # TF1 GRUCell
+    candidate = np.tanh(np.concatenate([x, r * h], 1) @ legacy["enc/gru_cell/candidate/kernel"]
+                        + legacy["enc/gru_cell/candidate/bias"])
+    tf1_h = u * h + (1 - u) * candidate
+
+    w = convert("gru_cell", legacy, layer="enc")
+    kz, kr, kh = np.split(w["kernel"], 3, axis=1)  # Keras GRUCell, reset_after=False
+    rz, rr, rh = np.split(w["recurrent_kernel"], 3, axis=1)
+    bz, br, bh = np.split(w["bias"], 3)
+    z, r2 = sigmoid(x @ kz + h @ rz + bz), sigmoid(x @ kr + h @ rr + br)
+    keras_h = z * h + (1 - z) * np.tanh(x @ kh + (r2 * h) @ rh + bh)
+    np.testing.assert_allclose(keras_h, tf1_h, rtol=1e-12)
+
+
+def test_basic_rnn_weights_give_the_tf1_cell_step():
+    kernel, bias = RNG.randn(INPUTS + UNITS, UNITS), RNG.randn(UNITS)
+    x, h = RNG.randn(2, INPUTS), RNG.randn(2, UNITS)
+    w = convert("simple_rnn_cell", {"outer/rnn/basic_rnn_cell/kernel": kernel, "outer/rnn/basic_rnn_cell/bias": bias})
+    np.testing.assert_allclose(np.tanh(x @ w["kernel"] + h @ w["recurrent_kernel"] + w["bias"]),
+                               np.tanh(np.concatenate([x, h], 1) @ kernel + bias), rtol=1e-12)
+
+
+def test_other_variables_are_not_rnn_weights():
+    assert rnn_source("dense/kernel", ["dense/kernel"]) is None
+    assert rnn_source("rnn/lstm_cell/kernel", ["other/kernel"]) is None
+
+
+def test_lstm_example_is_equivalent_under_the_harness(tmp_path: Path):
+    report = tmp_path / "report.json"
+    process = subprocess.run([sys.executable, "-m", "migrate", "verify", str(ROOT / "legacy_examples" / "rnn_lstm_classifier.py"),
+                              "--report", str(report)], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-3000:]
+    program = json.loads(report.read_text())["programs"][0]
+    assert program["verdict"] == "equivalent"
+    converted = [pair for pair in program["alignment"]["pairs"] if "RNN cell layout" in pair["how"]]
+    assert {pair["migrated"] for pair in converted} == {"rnn/lstm_cell/kernel", "rnn/lstm_cell/recurrent_kernel",
+                                                        "rnn/lstm_cell/bias"}

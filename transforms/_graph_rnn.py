@@ -1,0 +1,173 @@
+"""TF1 RNN cells run by `tf.nn.dynamic_rnn` -> Keras recurrent layers.
+
+    cell = tf.nn.rnn_cell.LSTMCell(64)                  lstm = tf.keras.layers.LSTM(64, return_sequences=True,
+    outputs, state = tf.nn.dynamic_rnn(                                              return_state=True, name="rnn")
+        cell, inputs, dtype=tf.float32)                 ...
+    last = state.h                                      outputs, state_h, state_c = lstm(inputs)   # in the step
+                                                        last = state_h
+
+LSTMCell / BasicLSTMCell -> LSTM, GRUCell -> GRU(reset_after=False) (TF1's GRU applies the reset gate
+before the recurrent matmul), BasicRNNCell -> SimpleRNN; the layer is built once, named like TF1's
+scope (`rnn`, `rnn_1`, or dynamic_rnn's `scope=`) and called where dynamic_rnn ran. An LSTM's state
+`(c, h)` is read as `state.c` / `state.h` / `state[0]` / `state[1]`: each read becomes the Keras
+output it is. The weights are laid out differently (TF1 packs input and recurrent kernels in one
+matrix, gates i, j, f, o, and adds forget_bias at run time; Keras has two matrices, gates i, f, c, o,
+and the forget bias in the bias): migrate/harness/rnn_weights.py converts legacy weights for the
+harness. Refused: peepholes, projections, clipping, forget_bias other than 1.0, custom initializers,
+sequence_length, initial_state, time_major, a cell run twice, state read any other way.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from transforms._graph_api import rnn_cell_kind
+from transforms._graph_layers import LayerUse
+from transforms._graph_model import Item, Kind
+from transforms._graph_syntax import Refusal, bind_arguments, code, string_value
+
+_CELL_SIGNATURES = {
+    "tf.nn.rnn_cell.LSTMCell": ["num_units", "use_peepholes", "cell_clip", "initializer", "num_proj", "proj_clip",
+                                "num_unit_shards", "num_proj_shards", "forget_bias", "state_is_tuple",
+                                "activation", "reuse", "name", "dtype"],
+    "tf.nn.rnn_cell.BasicLSTMCell": ["num_units", "forget_bias", "state_is_tuple", "activation", "reuse", "name",
+                                     "dtype"],
+    "tf.nn.rnn_cell.GRUCell": ["num_units", "activation", "reuse", "kernel_initializer", "bias_initializer", "name",
+                               "dtype"],
+    "tf.nn.rnn_cell.BasicRNNCell": ["num_units", "activation", "reuse", "name", "dtype"],
+}
+_HARMLESS = {"num_units", "activation", "dtype", "forget_bias", "state_is_tuple", "use_peepholes"}
+_KERAS = {"lstm": "LSTM", "gru": "GRU", "simple": "SimpleRNN"}
+_DYNAMIC_RNN = ["cell", "inputs", "sequence_length", "initial_state", "dtype", "parallel_iterations",
+                "swap_memory", "time_major", "scope"]
+_LSTM_STATE = {"c": 0, "h": 1}  # LSTMStateTuple(c, h)
+
+
+@dataclass
+class Cell:
+    kind: str                    # lstm / gru / simple
+    units: cst.BaseExpression
+    activation: cst.BaseExpression | None
+    node: cst.Call
+    used: bool = False
+
+
+class RnnConverter:
+    def __init__(self, scanner) -> None:
+        self.scanner = scanner
+        self.cells: dict[str, Cell] = {}
+        self.scope_counts = 0
+
+    def cell(self, item: Item, target: cst.BaseExpression, call: cst.Call, tf_name: str) -> None:
+        """`cell = tf.nn.rnn_cell.LSTMCell(n)`: remembered until dynamic_rnn runs it."""
+        if not isinstance(target, cst.Name):
+            raise Refusal(target, f"{tf_name} assigned to something other than a name")
+        signature = _CELL_SIGNATURES[tf_name.replace("tf.contrib.rnn.", "tf.nn.rnn_cell.")]
+        bound = bind_arguments(call, signature, tf_name)
+        for parameter, value in bound.items():
+            if parameter not in _HARMLESS or _changes_layout(parameter, value):
+                raise Refusal(value, f"{tf_name}({parameter}={code(value)}) is not modelled")
+        if "num_units" not in bound:
+            raise Refusal(call, f"{tf_name} without num_units")
+        self.cells[target.value] = Cell(rnn_cell_kind(tf_name), bound["num_units"], bound.get("activation"), call)
+        item.kind, item.defines = Kind.RNN_CELL, (target.value,)
+        self.scanner.kinds[target.value] = Kind.RNN_CELL
+
+    def dynamic_rnn(self, item: Item, target: cst.BaseExpression, call: cst.Call) -> None:
+        """`outputs, state = tf.nn.dynamic_rnn(cell, inputs, dtype=...)` -> the Keras layer's call."""
+        bound = bind_arguments(call, _DYNAMIC_RNN, "tf.nn.dynamic_rnn")
+        for parameter in ("sequence_length", "initial_state"):
+            if parameter in bound:
+                raise Refusal(bound[parameter], f"tf.nn.dynamic_rnn({parameter}=...) is not modelled")
+        if code(bound.get("time_major", cst.Name("False"))) != "False":
+            raise Refusal(bound["time_major"], "time-major RNN inputs are not modelled")
+        cell = self._cell(bound.get("cell"))
+        names = self._targets(target)
+        layer = self._layer_name(bound.get("scope"))
+        object_name = self.scanner.names.fresh(_KERAS[cell.kind].lower())
+        use = LayerUse(call, object_name, self._construction(cell, layer), [bound["inputs"]], {},
+                       True, _KERAS[cell.kind])
+        outputs, state = names
+        results = [outputs, *self._state_names(cell, state)]
+        item.body = cst.SimpleStatementLine([cst.Assign(
+            [cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(n)) for n in results], lpar=[], rpar=[]))], call)])
+        self.scanner.graph_statement(item, tuple(n for n in (outputs, state) if n != "_"), call, extra_uses=[use])
+
+    def _cell(self, node: cst.BaseExpression | None) -> Cell:
+        if not (isinstance(node, cst.Name) and node.value in self.cells):
+            raise Refusal(node or cst.Name("cell"), "dynamic_rnn of a cell not created as `cell = <RNN cell>(...)`")
+        cell = self.cells[node.value]
+        if cell.used:
+            raise Refusal(node, f"cell '{node.value}' run twice (its weights shared): not modelled")
+        cell.used = True
+        return cell
+
+    def _targets(self, target: cst.BaseExpression) -> tuple[str, str]:
+        if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2 and all(
+                isinstance(e.value, cst.Name) for e in target.elements):
+            return target.elements[0].value.value, target.elements[1].value.value
+        raise Refusal(target, "dynamic_rnn's result must be unpacked into `outputs, state`")
+
+    def _layer_name(self, scope: cst.BaseExpression | None) -> str:
+        if scope is not None:
+            name = string_value(scope)
+            if name is None or "/" in name:
+                raise Refusal(scope, "dynamic_rnn scope must be a plain string literal")
+            return name
+        name = "rnn" if self.scope_counts == 0 else f"rnn_{self.scope_counts}"
+        self.scope_counts += 1
+        return name
+
+    def _construction(self, cell: Cell, layer: str) -> str:
+        arguments = [code(cell.units)]
+        if cell.activation is not None:
+            arguments.append(f"activation={code(cell.activation)}")
+        if cell.kind == "gru":
+            arguments.append("reset_after=False")
+        arguments += ["return_sequences=True", "return_state=True", f"name={layer!r}"]
+        return f"tf.keras.layers.{_KERAS[cell.kind]}({', '.join(arguments)})"
+
+    def _state_names(self, cell: Cell, state: str) -> list[str]:
+        """What the Keras layer returns after its outputs: [h, c] for an LSTM (TF1's state is (c, h),
+        each read of it renamed), [h] otherwise (TF1's state is h itself)."""
+        if cell.kind != "lstm":
+            return [state]
+        if state == "_":
+            return ["_", "_"]
+        names = self.scanner.names
+        h, c = names.fresh(f"{state}_h"), names.fresh(f"{state}_c")
+        self._rename_state_reads(state, {"h": h, "c": c})
+        return [h, c]
+
+    def _rename_state_reads(self, state: str, parts: dict[str, str]) -> None:
+        resolver = self.scanner.resolver
+        for assignment in resolver.block_assignments(state):
+            for access in assignment.references:
+                member = resolver.parent(access.node)
+                part = _state_part(member, access.node)
+                if part is None:
+                    raise Refusal(access.node, f"LSTM state '{state}' read other than as .c / .h / [0] / [1]")
+                self.scanner.block.member_aliases[id(member)] = parts[part]
+
+
+def _state_part(member: cst.CSTNode, name: cst.Name) -> str | None:
+    if isinstance(member, cst.Attribute) and member.value is name and member.attr.value in _LSTM_STATE:
+        return member.attr.value
+    if isinstance(member, cst.Subscript) and member.value is name and len(member.slice) == 1:
+        index = member.slice[0].slice
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer):
+            return {0: "c", 1: "h"}.get(int(index.value.value))
+    return None
+
+
+def _changes_layout(parameter: str, value: cst.BaseExpression) -> bool:
+    """Arguments accepted only at the value that keeps TF1's computation what the Keras layer does."""
+    text = code(value)
+    if parameter == "forget_bias":
+        return text not in ("1.0", "1")
+    if parameter == "state_is_tuple":
+        return text != "True"
+    if parameter == "use_peepholes":
+        return text != "False"
+    return False
