@@ -19,6 +19,7 @@ class ExprAnalyzer(SiteRecognizer):
         self.lenient = False  # True while reading function definitions
         self.checkpoints = None  # the scan's _graph_checkpoints.Checkpoints
         self.variable_lists: dict[int, cst.Call] = {}  # tf.trainable_variables() calls (_graph_variable_lists.py)
+        self.variable_list_names: set[str] = set()  # names bound to one, at block level
         self.datasets = DatasetReader(self)
         self.summary_names: set[str] = set()  # graph names holding summary dicts (_graph_summaries.py)
         self.member_aliases: dict[int, str] = {}  # `state.h` of an LSTM and the like (_graph_rnn.py)

@@ -117,6 +117,9 @@ class GraphScanner:
             return
         if self.metrics.convert(item, target, value):
             return
+        if isinstance(target, cst.Name) and isinstance(value, cst.Call) and \
+                self.analyzer.category(value.func)[0] == "tf.trainable_variables":
+            self.analyzer.variable_list_names.add(target.value)  # may be a minimize(var_list=...)
         value = self._inline_iterator(item, value)
         if self.summaries.assign(item, target, value) or self.queues.assign(item, target, value):
             return

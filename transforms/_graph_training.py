@@ -73,7 +73,7 @@ def read_minimize(call: cst.Call, name: str, optimizer: str) -> TrainOp:
     if step is not None and not isinstance(step, cst.Name):
         raise Refusal(step, "minimize(global_step=...) must name a variable")
     var_list = bound.get("var_list")
-    if var_list is not None and not _is_name_list(var_list):
+    if var_list is not None and not (_is_name_list(var_list) or isinstance(var_list, cst.Name)):
         raise Refusal(var_list, "minimize(var_list=...) must be a list of variable names")
     unused = set(bound) - _MINIMIZE_IGNORED - {"loss", "global_step", "var_list"}
     if unused:

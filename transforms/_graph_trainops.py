@@ -69,6 +69,9 @@ class TrainOpConverter:
         facts = self.scanner.analyzer.analyze(train_op.loss)
         if facts.layer_calls or facts.run_calls or not (facts.reads or facts.builds_ops):
             raise Refusal(train_op.loss, "minimize() of something that is not a plain graph tensor")
+        if isinstance(train_op.var_list, cst.Name) and \
+                train_op.var_list.value not in self.scanner.analyzer.variable_list_names:
+            raise Refusal(train_op.var_list, "minimize(var_list=<name>): the name must hold tf.trainable_variables(...)")
         var_list = self.scanner.analyzer.analyze(train_op.var_list).reads if train_op.var_list else set()
         if var_list & set(self.block.aliases):
             raise Refusal(train_op.var_list, "var_list names a variable whose name was reused")
