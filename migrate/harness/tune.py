@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import statistics
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from migrate.harness.programs import Program, prepare
 from migrate.harness.verify import Settings, run_legacy, verify_migrated
@@ -33,6 +33,8 @@ class Trial:
     speedups: list
     migrated: str | None
     reason: str = ""
+    legacy_rates: list = field(default_factory=list)    # steps/s of the legacy run each repeat compared with
+    migrated_rates: list = field(default_factory=list)  # steps/s of this variant, same repeats
 
     @property
     def equivalent(self) -> bool:
@@ -40,8 +42,20 @@ class Trial:
 
     @property
     def speedup(self) -> float | None:
-        values = [s for s in self.speedups if s is not None]
-        return statistics.median(values) if values else None
+        return _median(self.speedups)
+
+    @property
+    def legacy_rate(self) -> float | None:
+        return _median(self.legacy_rates)
+
+    @property
+    def migrated_rate(self) -> float | None:
+        return _median(self.migrated_rates)
+
+
+def _median(values: list) -> float | None:
+    known = [value for value in values if value is not None]
+    return statistics.median(known) if known else None
 
 
 def tune(program: Program, settings: Settings, variants=tuple(VARIANTS), repeats: int = 3,
@@ -59,7 +73,10 @@ def tune(program: Program, settings: Settings, variants=tuple(VARIANTS), repeats
                 continue
             report = verify_migrated(program, prepared[name], legacy, settings, tempfile.mkdtemp(dir=work))
             trials[name].verdicts.append(report["verdict"])
-            trials[name].speedups.append((report.get("timing") or {}).get("speedup"))
+            timing = report.get("timing") or {}
+            trials[name].speedups.append(timing.get("speedup"))
+            trials[name].legacy_rates.append((timing.get("legacy") or {}).get("steps_per_s"))
+            trials[name].migrated_rates.append((timing.get("migrated") or {}).get("steps_per_s"))
             trials[name].reason = trials[name].reason or (report["reason"] if report["verdict"] != "equivalent"
                                                           else "")
     return list(trials.values())
@@ -71,10 +88,15 @@ def best(trials: list[Trial]) -> Trial | None:
     return max(usable, key=lambda t: t.speedup) if usable else None
 
 
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f}"
+
+
 def table(trials: list[Trial], chosen: Trial | None) -> str:
-    rows = [["variant", "equivalent", "speedup", "chosen", "note"]]
+    rows = [["variant", "equivalent", "legacy steps/s", "migrated steps/s", "speedup", "chosen", "note"]]
     for trial in trials:
         rows.append([trial.variant, "yes" if trial.equivalent else "/".join(sorted(set(trial.verdicts))),
+                     _rate(trial.legacy_rate), _rate(trial.migrated_rate),
                      "-" if trial.speedup is None else f"{trial.speedup:.2f}x",
                      "*" if trial is chosen else "", trial.reason.splitlines()[0][:80] if trial.reason else ""])
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
