@@ -20,6 +20,7 @@ from migrate.harness import report as report_module
 from migrate.harness.alignment import Matcher
 from migrate.harness.compare import compare_site
 from migrate.harness.html_report import render_html
+from migrate.harness.judge import compare_runs
 from migrate.harness.launcher import run_side
 from migrate.harness.pairing import SiteMapError, line_map, load_site_map, pair_sites
 from migrate.harness.programs import UsageError, discover
@@ -253,6 +254,43 @@ def test_steady_state_timing_excludes_warmup_and_harness_time():
         pytest.approx(1.0), "steady-state step time")
     assert speedup(side_timing(None, 4.0, 0), side_timing(None, 2.0, 0)) == (2.0, "script wall time")
     assert speedup(side_timing(None, 5.0, 1.0), side_timing(None, 2.0, 0))[0] == pytest.approx(2.0)
+
+
+def timed_site(key, starts, sequence=None):
+    starts = np.asarray(starts, dtype=float)
+    calls = len(starts)
+    return SiteData(key, calls, ["0"], None, {k: [np.float32(k)] for k in range(calls)}, [np.float32(0)], {},
+                    starts, starts + 0.001, np.arange(calls) if sequence is None else np.asarray(sequence))
+
+
+def test_one_off_work_between_steps_is_not_charged_to_the_steps():
+    # 20 steps 10 ms apart, but an evaluation traced or a checkpoint written after step 9 took 2 s.
+    starts = np.concatenate([np.arange(10) * 0.01, 2.0 + np.arange(10) * 0.01])
+    timing = side_timing(timed_site("line:1", starts), 3.0, 0.0)
+    assert timing.steps_per_s == pytest.approx(100.0)
+    assert timing.steady_s == pytest.approx(starts[-1] - starts[timing.warmup_steps])  # the window it measured
+
+
+def test_step_site_is_the_legacy_stream_its_migrated_function_answers():
+    # The training loop split around a checkpoint: legacy lines 10 (8 steps) and 20 (4 steps) are
+    # both train_step, whose 12 calls (the first 8 fused) are compared, and timed, as one stream.
+    legacy_starts = np.concatenate([np.arange(8) * 0.01, 1.0 + np.arange(4) * 0.01])
+    legacy_sites = {"line:10": timed_site("line:10", legacy_starts[:8], range(8)),
+                    "line:20": timed_site("line:20", legacy_starts[8:], range(8, 12)),
+                    "line:30": timed_site("line:30", [1.5, 1.6], [12, 13])}
+    migrated_sites = {"fn:train_step": timed_site("fn:train_step", legacy_starts / 2),
+                      "fn:compute_loss": timed_site("fn:compute_loss", [1.5, 1.6])}
+
+    def side(sites):
+        return SimpleNamespace(data=SimpleNamespace(sites=sites, result={"wall_s": 3.0}), stdout="")
+
+    prepared = SimpleNamespace(site_map={10: "train_step", 20: "train_step", 30: "compute_loss"}, lines={})
+    report = {"sites": [], "notes": []}
+    compare_runs(report, prepared, side(legacy_sites), side(migrated_sites), Tolerance())
+    timing = report["timing"]
+    assert timing["legacy"]["step_site"] == "line:10,20" and timing["legacy"]["steps"] == 12
+    assert timing["migrated"]["step_site"] == "fn:train_step" and timing["migrated"]["steps"] == 12
+    assert timing["speedup"] == pytest.approx(2.0)
 
 
 def test_flatten_orders_dicts_and_walks_sequences():

@@ -25,7 +25,7 @@ def run_program(source: str, tmp_path: Path, name: str) -> str:
 
 @pytest.mark.parametrize("case", ["basic", "batches", "in_function_dict", "schedule", "nested_epochs",
                                   "evaluation_mid_loop", "evaluation_outputs", "nested_helper", "method_loop",
-                                  "defined_later"])
+                                  "defined_later", "invariant_binding", "invariant_binding_evaluation"])
 def test_fused_fixture_prints_what_the_loop_printed(case: str, tmp_path: Path) -> None:
     """Same per-step values, same order, same Python work: the printed output is identical."""
     before = run_program((FIXTURES / f"{case}.in.py").read_text(), tmp_path, "loop.py")
@@ -53,3 +53,24 @@ def test_second_step_loop_of_the_same_function_is_refused_not_clobbered() -> Non
     assert outcome.module.code.count("def train_step_loop(") == 1
     refused = [f for f in outcome.findings if not f.fixed]
     assert refused and "already used" in refused[0].message
+
+
+def test_loops_that_could_change_what_the_steps_are_fed_are_refused_with_the_reason() -> None:
+    source = (FIXTURES / "refused_fed_changes.in.py").read_text()
+    outcome = migrate_code(source, Options(select=("TFM301",)))
+    assert outcome.module.code == source
+    reasons = [f.message for f in outcome.findings]
+    assert len(reasons) == 4 and not any(f.fixed for f in outcome.findings)
+    assert "`x_data`, which the step is fed, and might change it" in reasons[0]
+    assert "`x_data`, which the step is fed, and might change it" in reasons[1]
+    assert "`left` would be bound even if the loop ran no step" in reasons[2]
+    assert "reads `left`, which the loop body changes" in reasons[3]
+
+
+def test_invariant_binding_in_a_loop_of_unknown_length_is_hoisted_when_nothing_else_reads_it() -> None:
+    source = (FIXTURES / "refused_fed_changes.in.py").read_text()
+    source = source[:source.index("# the Python work")] + "for i in range(steps):\n    left, right = pairs\n" \
+        "    train_step(left, right)\n"
+    outcome = migrate_code(source, Options(select=("TFM301",)))
+    assert "left, right = pairs\ntrain_step_outputs = train_step_loop(0, steps, left, right)\n" in outcome.module.code
+    assert "for i in range(steps)" not in outcome.module.code

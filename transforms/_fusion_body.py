@@ -3,6 +3,8 @@
 learning-rate schedule), and whether the rest is plain Python on the step's outputs."""
 from __future__ import annotations
 
+from collections import Counter
+
 import libcst as cst
 
 from transforms._fusion_args import IndexChecker
@@ -22,6 +24,34 @@ def scheduled_values(checker: IndexChecker, copied, call: cst.Call) -> dict[str,
                 checker.schedule(value):
             found[name] = value
     return found
+
+
+def invariant_bindings(before, loop_var: str, body, state: set[str]) -> list[cst.SimpleStatementLine]:
+    """Statements before the call that bind the same values at every step: `a, b = pairs`, with
+    `pairs` neither bound nor otherwise read by the loop (nor TensorFlow state), each name bound once.
+    They run once, before the steps, instead (their names are then invariants the step is fed)."""
+    found, reads = [], Counter(name for statement in body for name in names_read(statement))
+    for statement in before:
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            else None
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Name)):
+            continue
+        source, targets = small.value.value, _plain_targets(small.targets[0].target)
+        if targets and source != loop_var and source not in state and bound_count(body, source) == 0 \
+                and reads[source] == 1 and loop_var not in targets \
+                and all(bound_count(body, name) == 1 for name in targets):
+            found.append(statement)
+    return found
+
+
+def _plain_targets(target: cst.BaseExpression) -> list[str]:
+    """The names an assignment target binds when it is a name or a flat tuple/list of names."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)) and target.elements and \
+            all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements):
+        return [e.value.value for e in target.elements]
+    return []
 
 
 def copied_statements(before, call: cst.Call) -> list[cst.SimpleStatementLine]:
@@ -58,6 +88,35 @@ def plain_python_problem(statements, state: set[str], call_problem) -> str | Non
             if problem:
                 return problem
     return None
+
+
+# What Python work may do with an array the step is fed: it runs after the steps now, so it must not
+# be able to change the array in place (`a[0] = 1`, `np.random.shuffle(a)`, `a.sort()`).
+HARMLESS_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size"})
+
+
+def fed_arrays_problem(statements, fed: set[str]) -> str | None:
+    """Why the statements around the step call might change what it is fed, or None: they may use a
+    fed name only as `len(name)` or `name.shape` (`dtype`, `ndim`, `size`)."""
+    touched: list[str] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> bool:
+            return not (isinstance(call.func, cst.Name) and call.func.value == "len" and len(call.args) == 1
+                        and isinstance(call.args[0].value, cst.Name) and not call.args[0].star)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            if not (isinstance(attribute.value, cst.Name) and attribute.attr.value in HARMLESS_ATTRIBUTES):
+                attribute.value.visit(self)
+            return False
+
+        def visit_Name(self, name: cst.Name) -> None:
+            if name.value in fed:
+                touched.append(name.value)
+
+    for statement in statements:
+        statement.visit(Finder())
+    return touched and f"loop body also uses `{touched[0]}`, which the step is fed, and might change it mid-loop"
 
 
 def evaluation_blocks(body, state: set[str], call_problem) -> list[cst.If]:

@@ -152,6 +152,7 @@ def replay_loop(plan: Plan, loop: cst.For) -> cst.For | None:
             if plan.step.outputs.kind != "none" else "None"
         assign = statement.body[0].with_changes(value=cst.parse_expression(value))
         body[plan.call_index] = statement.with_changes(body=[assign])
+    body = [s for s in body if s not in plan.run_once]  # they ran once, before the steps
     if not body:
         return None
     replay = loop.with_changes(body=loop.body.with_changes(body=body), leading_lines=[])

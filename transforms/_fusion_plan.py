@@ -4,8 +4,10 @@
 must be `for v in range(...)` without `else`, call exactly one step function once per iteration
 as a statement of its own, feed it invariant values or batches of invariant arrays (`_fusion_args`),
 and otherwise do plain Python: no other TensorFlow function or state read, no early exit, no
-rebinding of what the call reads. The one exception is an evaluation (`_fusion_body`): an `if` on a
-test of the loop variable alone, after the call, which then runs between chunks of steps.
+rebinding of what the call reads (but for a binding of the same value at every step, `a, b = pairs`,
+which then runs once, before the steps), no use of what it is fed that could change it in place.
+The one exception is an evaluation (`_fusion_body`): an `if` on a test of the loop variable alone,
+after the call, which then runs between chunks of steps.
 """
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ from transforms._fusion_body import (
     copied_statements,
     evaluation_blocks,
     evaluation_problem,
+    fed_arrays_problem,
+    invariant_bindings,
     named_problem,
     plain_python_problem,
     scheduled_values,
@@ -48,6 +52,7 @@ class Plan:
     params: tuple[tuple[str, cst.BaseExpression], ...]  # array/scalar name -> its TensorSpec
     uses_loop_var: bool
     evaluations: tuple[cst.If, ...] = ()  # `if <schedule>:` blocks run between chunks of steps
+    run_once: tuple[cst.SimpleStatementLine, ...] = ()  # invariant bindings, run before the steps instead
 
 
 def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
@@ -77,11 +82,12 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
     loop_var, bound = loop.target.value, names_bound(body)
     if loop_var in bound or loop_var in names_bound([loop.iter]):
         return "loop body rebinds the loop variable"
-    copied = copied_statements(body[:index], call)
+    run_once = invariant_bindings(body[:index], loop_var, body, state)
+    copied = copied_statements([s for s in body[:index] if s not in run_once], call)
     per_step = {s.body[0].targets[0].target.value: s.body[0].value for s in copied}
     if any(bound_count(body, name) != 1 for name in per_step):
         return "a value the step call reads is bound more than once in the loop body"
-    checker = IndexChecker(loop_var, per_step, (bound - set(per_step)) | state)
+    checker = IndexChecker(loop_var, per_step, (bound - set(per_step) - names_bound(run_once)) | state)
     for problem in _check_range(checker, loop.iter):
         return f"range {problem}"
     scheduled = scheduled_values(checker, copied, call)
@@ -89,17 +95,19 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
     problems = [named_problem(s, checker.copied_value(s.body[0].value)) for s in copied]
     problems += [_argument_problem(checker, arg, step) for arg in call.args
                  if not (isinstance(arg.value, cst.Name) and arg.value.value in scheduled)]
-    problems.append(evaluations and evaluation_problem(body, index, copied, evaluations, checker, opaque - bound))
+    problems.append(evaluations and evaluation_problem(body, index, [*copied, *run_once], evaluations, checker,
+                                                       opaque - bound))
+    python_work = [s for i, s in enumerate(body) if i != index and s not in [*copied, *run_once, *evaluations]]
+    fed = {*checker.facts.sliced, *checker.facts.whole, *names_bound(run_once)}
     problem = next((p for p in problems if p), None) or plain_python_problem(
-        [s for i, s in enumerate(body) if i != index and s not in copied and s not in evaluations],
-        state | (opaque - bound), call_problem)
+        python_work, state | (opaque - bound), call_problem) or fed_arrays_problem(python_work, fed)
     if problem:
         return problem
     params = loop_params(call, step, per_step, set(scheduled))
     if isinstance(params, str):
         return params
     return Plan(step, call, index, tuple(copied), tuple(scheduled.items()), params,
-                checker.facts.uses_loop_var or bool(scheduled), tuple(evaluations))
+                checker.facts.uses_loop_var or bool(scheduled), tuple(evaluations), tuple(run_once))
 
 
 def _is_range(node: cst.BaseExpression) -> bool:

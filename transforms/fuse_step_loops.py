@@ -91,7 +91,7 @@ class FuseStepLoops(TFTransform):
                            self.facts.opaque)
         if plan == NO_STEP_CALL or (isinstance(plan, str) and self._in_graph(node)):
             return  # not a step loop, or already a graph loop (a multi-step function's own)
-        problem = plan if isinstance(plan, str) else (self._name_clash(plan) or (
+        problem = plan if isinstance(plan, str) else (self._name_clash(plan) or self._run_once_problem(plan, node) or (
             self._outputs_problem(plan, node) if plan.evaluations else self._loop_var_problem(plan, node)))
         anchor = problem or self._anchor(plan, node)
         if isinstance(anchor, str):
@@ -152,6 +152,15 @@ class FuseStepLoops(TFTransform):
             return f"no Python work is left in the loop, but `{name}` is used after it"
         return None
 
+    def _run_once_problem(self, plan: Plan, loop: cst.For) -> str | None:
+        """Run once before the steps, the invariant bindings happen even if the loop runs no step:
+        then nothing outside the loop may read their names, unless its range is a non-empty constant."""
+        if not plan.run_once or runs_at_least_once(loop.iter):
+            return None
+        inside = Counter(names_read(loop))
+        outside = sorted(name for name in names_bound(plan.run_once) if self.counts[name] > inside[name])
+        return outside and f"`{outside[0]}` would be bound even if the loop ran no step, and is used outside it"
+
     def _outputs_problem(self, plan: Plan, loop: cst.For) -> str | None:
         """Run in chunks, the loop binds the step's outputs only where it evaluates: nothing else may read them."""
         statement = loop.body.body[plan.call_index]
@@ -173,15 +182,17 @@ class FuseStepLoops(TFTransform):
             self.hoisted[self.hoist_to[original]].append(function)
         if plan is not None and plan.evaluations:
             statements = [*(cst.parse_statement(line + "\n") for line in schedules(plan, original)),
-                          *chunked_loop(plan, original, updated)]
-            statements[0] = statements[0].with_changes(leading_lines=original.leading_lines)
+                          *plan.run_once, *chunked_loop(plan, original, updated)]
+            statements[0] = statements[0].with_changes(
+                leading_lines=[*original.leading_lines, *statements[0].leading_lines])
         elif plan is not None:
             before = [cst.parse_statement(line + "\n") for line in schedules(plan, original)]
             call = cst.parse_statement(fused_call(plan, original) + "\n")
             replay = replay_loop(plan, original)
             rows = [cst.parse_statement(rows_binding(plan, "tf") + "\n")] if reads_rows(plan, original) else []
-            statements = [*before, call, *rows] + ([replay] if replay is not None else [])
-            statements[0] = statements[0].with_changes(leading_lines=original.leading_lines)
+            statements = [*before, *plan.run_once, call, *rows] + ([replay] if replay is not None else [])
+            statements[0] = statements[0].with_changes(
+                leading_lines=[*original.leading_lines, *statements[0].leading_lines])
         return self._with_hoisted(original, statements)
 
     def _with_hoisted(self, original: cst.CSTNode, statements: list[cst.BaseStatement]):
@@ -195,6 +206,19 @@ class FuseStepLoops(TFTransform):
         functions = [f if i == 0 else f.with_changes(leading_lines=gap) for i, f in enumerate(functions)]
         statements[0] = statements[0].with_changes(leading_lines=gap)
         return cst.FlattenSentinel([*functions, *statements])
+
+
+def runs_at_least_once(iterable: cst.Call) -> bool:
+    """`range(...)` of integer constants that is not empty."""
+    bounds = [literal_integer(arg.value) for arg in iterable.args]
+    return None not in bounds and 0 not in bounds[2:] and len(range(*bounds)) > 0
+
+
+def literal_integer(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        value = literal_integer(node.expression)
+        return None if value is None else -value
+    return node.evaluated_value if isinstance(node, cst.Integer) else None
 
 
 def outside_names(plan: Plan, loop: cst.For) -> set[str]:

@@ -52,10 +52,12 @@ def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: Si
     pairs = pair_sites(legacy_sites, migrated_sites, prepared.site_map, prepared.lines)
     taint = find_taint(legacy_sites, legacy.data.result.get("capture_sequence"))
     report["randomness"] = taint.to_dict()
+    streams = []
     for members in _by_counterpart(pairs):
         site = merge_sites([legacy_sites[pair.legacy_key] for pair in members])
         key = members[0].migrated_key
         counterpart = migrated_sites.get(key) if key else None
+        streams.append((site, counterpart))
         how = members[0].how + (" (several legacy sites, one function)" if len(members) > 1 else "")
         compared = compare_site(site, counterpart, how, tolerance, advisory_from(site, taint))
         if key and counterpart is None:
@@ -71,7 +73,7 @@ def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: Si
     report["results"] = [item.to_dict() for item in compare_results(
         parse_results(legacy.stdout), parse_results(migrated.stdout), tolerance, after_taint)]
     report["alignment"] = _alignment(legacy, migrated)
-    report["timing"] = _timing(pairs, legacy, migrated)
+    report["timing"] = _timing(streams, legacy, migrated)
     return _verdict(report)
 
 
@@ -91,12 +93,11 @@ def _alignment(legacy: SideRun, migrated: SideRun) -> dict:
     return found
 
 
-def _timing(pairs, legacy: SideRun, migrated: SideRun) -> dict:
-    """Both sides' timing at the step site (the legacy site called most often) and the speedup."""
-    counterpart = {pair.legacy_key: pair.migrated_key for pair in pairs}
-    legacy_sites = [site for key, site in legacy.data.sites.items() if key.startswith("line:")]
-    step_site = max(legacy_sites, key=lambda site: site.calls, default=None)
-    migrated_site = migrated.data.sites.get(counterpart.get(step_site.key)) if step_site else None
+def _timing(streams, legacy: SideRun, migrated: SideRun) -> dict:
+    """Both sides' timing at the step site and the speedup. The step site is the legacy stream called
+    most often: a legacy site, or several answered by one migrated function (a loop split around a
+    checkpoint, say), timed as one stream as its counterpart is."""
+    step_site, migrated_site = max(streams, key=lambda stream: stream[0].calls, default=(None, None))
     legacy_timing = side_timing(step_site, legacy.data.result.get("wall_s"),
                                 legacy.data.result.get("instrumentation_s"))
     migrated_timing = side_timing(migrated_site, migrated.data.result.get("wall_s"),

@@ -29,11 +29,13 @@ class SiteData:
     pre: np.ndarray | None = None  # harness seconds before / after each call (see Recorder.record)
     post: np.ndarray | None = None
 
-    def harness_seconds(self, first: int, last: int) -> float:
-        """Harness time spent between the start of call `first` and the start of call `last`."""
-        if self.pre is None or self.post is None:
-            return 0.0
-        return float(self.post[first:last].sum() + self.pre[first + 1:last + 1].sum())
+    def step_seconds(self, first: int) -> np.ndarray:
+        """Seconds from the start of each call from `first` on to the start of the next, less the
+        harness's own time in between (its bookkeeping after the one call and before the next)."""
+        gaps = np.diff(np.asarray(self.starts[first:], dtype=np.float64))
+        if self.pre is None or self.post is None or not len(gaps):
+            return gaps
+        return gaps - self.post[first:-1] - self.pre[first + 1:]
 
     @property
     def lines(self) -> list[int]:

@@ -1,16 +1,26 @@
 """Steady-state speed of a side and the speedup of the migration.
 
 The step site is the legacy run site called most often (the training step) and its migrated
-counterpart. Warm-up calls are excluded: the first 10% of calls, at least one (graph building on the
-legacy side, tracing on the migrated side). Steps per second are measured between call starts, so
-the time between calls (the script's own Python, data feeding) counts as it does for a user, and
-asynchronous GPU execution is not mistaken for instant steps. The harness's own time in that window
-(recording, determinism probes: measured per call by the sides) is subtracted, and so is its total
-from a script's wall time.
+counterpart; legacy sites answered by one migrated function count as one stream of calls, as they are
+compared. Warm-up calls are excluded: the first 10% of calls, at least one (graph building on the
+legacy side, tracing on the migrated side). A step's time is measured from its call's start to the
+next call's start, so the time between calls (the script's own Python, data feeding) counts as it
+does for a user, and asynchronous GPU execution is not mistaken for instant steps; the harness's own
+time in between (recording, determinism probes: measured per call by the sides) is subtracted, and
+so is its total from a script's wall time.
+
+The steady-state step time is the median of those step times, on both sides alike. A mean would
+charge the steps with whatever else the script does once in a while between two of them: an
+evaluation pass, a checkpoint written, and the first call of any other function (tracing on the
+migrated side, where it costs far more than the legacy side's first `Session.run` of a new fetch),
+all work the step site does not do. The median is the time of a typical step; a fused call's steps
+(spread evenly over it) are all typical.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+
+import numpy as np
 
 from migrate.harness.records import SiteData
 
@@ -47,11 +57,11 @@ def side_timing(site: SiteData | None, wall_s: float | None, instrumentation_s: 
     if site is None:
         return SideTiming(wall_s, None, 0, 0, None, instrumentation_s)
     warmup = warmup_count(site.calls)
-    steady = site.starts[warmup:]
+    seconds = site.step_seconds(warmup)
     rate, span = None, None
-    if len(steady) >= 2:
-        span = float(steady[-1] - steady[0]) - site.harness_seconds(warmup, site.calls - 1)
-        rate = (len(steady) - 1) / span if span > 0 else None
+    if len(seconds):
+        typical, span = float(np.median(seconds)), float(seconds.sum())
+        rate = 1.0 / typical if typical > 0 else None
     return SideTiming(wall_s, site.key, site.calls, warmup, rate, instrumentation_s, span)
 
 
