@@ -5,6 +5,7 @@ Variants (each a set of `migrate.runner.Options`):
   plain  one tf.function call per step (step-loop fusion, TFM301, left out)
   fused  the default migration: step loops run in one graph where provably safe
   xla    fused, and the step functions compiled with XLA (TFM302, `--jit on`)
+  data   fused, and the minibatch loops left in Python fed from tf.data with prefetch (TFM304)
 
 Speed is the harness's steady-state speedup over the legacy program (measured side by side in
 each repeat; median over repeats). Only `equivalent` variants can win.
@@ -23,6 +24,7 @@ VARIANTS = {
     "plain": Options(ignore=("TFM301",)),
     "fused": Options(),
     "xla": Options(unsafe=True, settings=(("jit", "on"),)),
+    "data": Options(settings=(("input_pipeline", "tf.data"),)),
 }
 
 

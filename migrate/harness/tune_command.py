@@ -12,8 +12,8 @@ import click
 
 @click.command("tune")
 @click.argument("program", type=click.Path(exists=True, dir_okay=False))
-@click.option("--variants", default="plain,fused,xla", show_default=True,
-              help="Comma-separated variants: plain, fused, xla.")
+@click.option("--variants", default="plain,fused,xla,data", show_default=True,
+              help="Comma-separated variants: plain, fused, xla, data (tf.data input, TFM304).")
 @click.option("--repeats", type=click.IntRange(1), default=3, show_default=True,
               help="Runs of each variant (speed: the median).")
 @click.option("--write", "write_path", type=click.Path(dir_okay=False),
