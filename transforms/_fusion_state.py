@@ -113,10 +113,17 @@ def _is_tf_function(decorator: cst.BaseExpression, tf_names) -> bool:
 
 
 def _step_function(node: cst.FunctionDef, decorators, tf_names) -> StepFunction | None:
-    """A tf.function with a literal input_signature list and a clear output structure."""
+    """A tf.function with a literal input_signature list (or no parameters at all, as a step reading
+    a dataset iterator has) and a clear output structure."""
     for decorator in decorators:
-        if not (isinstance(decorator, cst.Call) and _is_tf_function(decorator, tf_names)):
+        if not _is_tf_function(decorator, tf_names):
             continue
+        if not isinstance(decorator, cst.Call):
+            outputs = step_outputs(node)
+            parameters = node.params
+            bare = not (parameters.params or parameters.posonly_params or parameters.kwonly_params
+                        or isinstance(parameters.star_arg, cst.Param) or parameters.star_kwarg)
+            return StepFunction(node.name.value, (), (), outputs) if bare and outputs is not None else None
         signature = next((a.value for a in decorator.args if a.keyword and a.keyword.value == "input_signature"),
                          None)
         outputs = step_outputs(node)
