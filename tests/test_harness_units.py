@@ -107,6 +107,15 @@ def test_unpaired_site_with_values_is_reported_and_opaque_leaves_skipped():
     assert compared.status == "match" and compared.fetches[0].problem.startswith("not an array")
 
 
+def test_an_evaluation_after_many_training_steps_gets_the_later_tolerance():
+    """Its call index is 0, but its values went through 30 training steps of round-off."""
+    legacy = site("line:9", [[np.float32(0.50)]], sequence=[31])
+    drifted = site("fn:evaluate", [[np.float32(0.5002)]])
+    assert compare_site(legacy, drifted, "m", Tolerance(), None).status == "mismatch"  # no training before
+    assert compare_site(legacy, drifted, "m", Tolerance(), None, tuple(range(31))).status == "match"
+    assert compare_site(legacy, drifted, "m", Tolerance(), None, tuple(range(5))).status == "mismatch"
+
+
 def test_random_sites_are_advisory_except_calls_proved_deterministic():
     facts = {"random_ops": ["RandomUniform"], "deterministic_calls": [0]}
     legacy = site("line:7", [[np.float32(1)], [np.float32(2)]], facts=facts)

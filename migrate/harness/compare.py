@@ -8,6 +8,8 @@ are still measured and shown, but marked advisory: they never decide the verdict
 """
 from __future__ import annotations
 
+import bisect
+
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -66,8 +68,11 @@ class SiteComparison:
 
 
 def compare_site(legacy: SiteData, migrated: SiteData | None, paired_by: str, tolerance: Tolerance,
-                 advisory_from: int | None) -> SiteComparison:
-    """Compare one paired site. `advisory_from`: first call index that randomness made advisory."""
+                 advisory_from: int | None, training_sequence: tuple = ()) -> SiteComparison:
+    """Compare one paired site. `advisory_from`: first call index that randomness made advisory.
+    `training_sequence`: the legacy program's global call numbers of the calls that changed its state
+    (training steps), sorted: a call made after N of them is judged with step N's tolerance, as its
+    values went through N steps of round-off (an evaluation after 30 training steps is not early)."""
     site = SiteComparison(legacy.line, legacy.lines, migrated.key if migrated else None, paired_by, legacy.calls,
                           migrated.calls if migrated else 0, random_ops=legacy.facts.get("random_ops", []),
                           advisory_from_step=advisory_from)
@@ -82,7 +87,7 @@ def compare_site(legacy: SiteData, migrated: SiteData | None, paired_by: str, to
         site.status = "unpaired"
         site.notes.append("no migrated counterpart: its fetches were not compared")
         return site
-    _compare_calls(site, legacy, migrated, tolerance, _strictness(legacy, advisory_from))
+    _compare_calls(site, legacy, migrated, tolerance, _strictness(legacy, advisory_from), training_sequence)
     site.inputs = _compare_inputs(legacy, migrated)
     _settle(site, legacy, migrated)
     return site
@@ -101,7 +106,7 @@ def _strictness(legacy: SiteData, advisory_from: int | None):
     return strict
 
 
-def _compare_calls(site, legacy, migrated, tolerance, is_strict) -> None:
+def _compare_calls(site, legacy, migrated, tolerance, is_strict, training_sequence=()) -> None:
     for step, legacy_leaves, migrated_leaves in _paired_calls(legacy, migrated):
         expected = [leaf for leaf in legacy_leaves if leaf is not None]
         actual = [leaf for leaf in migrated_leaves if leaf is not None]
@@ -113,7 +118,9 @@ def _compare_calls(site, legacy, migrated, tolerance, is_strict) -> None:
                                      f"returns {len(actual)} values where legacy fetches {len(expected)}"}
             return
         strict = is_strict(step)
-        atol, rtol = tolerance.at_step(step)
+        sequence = _sequence(legacy, step)
+        trained = bisect.bisect_left(training_sequence, sequence) if sequence is not None else 0
+        atol, rtol = tolerance.at_step(max(step, trained))
         for stats, want, got in zip(site.fetches, expected, actual):
             if OPAQUE in (_kind(want), _kind(got)):
                 stats.problem = stats.problem or "not an array: not compared"

@@ -51,6 +51,8 @@ def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: Si
     migrated_sites = migrated.data.sites
     pairs = pair_sites(legacy_sites, migrated_sites, prepared.site_map, prepared.lines)
     taint = find_taint(legacy_sites, legacy.data.result.get("capture_sequence"))
+    training = tuple(sorted(int(number) for site in legacy_sites.values() if site.facts.get("mutates_state")
+                            for number in site.sequence))
     report["randomness"] = taint.to_dict()
     streams = []
     for members in _by_counterpart(pairs):
@@ -59,7 +61,7 @@ def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: Si
         counterpart = migrated_sites.get(key) if key else None
         streams.append((site, counterpart))
         how = members[0].how + (" (several legacy sites, one function)" if len(members) > 1 else "")
-        compared = compare_site(site, counterpart, how, tolerance, advisory_from(site, taint))
+        compared = compare_site(site, counterpart, how, tolerance, advisory_from(site, taint), training)
         if key and counterpart is None:
             compared.notes.append(f"the migrated program never called {key.partition(':')[2]}")
         report["sites"].append(compared.to_dict())

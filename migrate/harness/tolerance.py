@@ -1,5 +1,7 @@
 """When two recorded values count as the same, following TF's migration guide: within 1e-5 for the
-first 10 training steps, within 5% afterwards (training amplifies float round-off step by step)."""
+first 10 training steps, within 5% afterwards (training amplifies float round-off step by step).
+A call's step is its index at its run site or, when more, the number of training calls the legacy
+program made before it (see compare.compare_site)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
