@@ -126,20 +126,26 @@ def evaluation_blocks(body, state: set[str], call_problem) -> list[cst.If]:
             and plain_python_problem([s], state, call_problem) is not None]
 
 
+def replayed_work(body, index: int, copied, evaluations) -> list:
+    """The loop body's plain Python work besides the step call, its index statements and its
+    evaluation: run in chunks, it is replayed step by step after each chunk, before the evaluation."""
+    return [s for s in body if s is not body[index] and s not in evaluations and s not in copied]
+
+
 def evaluation_problem(body, index: int, copied, evaluations, checker: IndexChecker,
                        opaque: set[str]) -> str | None:
     """Why the steps cannot run in chunks up to each step where the evaluation runs, or None.
 
     The evaluation must be one `if` after the step call, on a test of the loop variable and
     invariants alone, so that it can be told before the steps run (`opaque` names, which may hold
-    TensorFlow objects, are not invariants); the loop may do nothing else but index arithmetic for
-    the call; the step's outputs may be read only by the evaluation, which sees those of its own
-    step; the index values exist only in the graph, so the evaluation must not read them."""
+    TensorFlow objects, are not invariants); other Python work of the loop must come before it (it is
+    replayed step by step after each chunk, then the evaluation runs, as in the original order); the
+    index values exist only in the graph, so the evaluation must not read them."""
     if len(evaluations) != 1 or body.index(evaluations[0]) < index:
         return "loop body calls tf.functions twice per step (e.g. an evaluation reading the weights mid-training)"
     evaluation = evaluations[0]
-    if any(s is not body[index] and s is not evaluation and s not in copied for s in body):
-        return "loop body does Python work besides the step call and its evaluation"
+    if replayed_work(body, index, copied, evaluations) and body[-1] is not evaluation:
+        return "loop body does Python work after its evaluation"
     if not checker.condition(evaluation.test) or set(names_read(evaluation.test)) & opaque:
         return "the evaluation runs on a test of more than the loop variable and invariants"
     index_names = sorted(set(names_read(evaluation)) & set(checker.per_step))

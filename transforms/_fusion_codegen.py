@@ -26,6 +26,7 @@ import libcst as cst
 
 from transforms._fusion_names import loop_function_name, outputs_name, rows_name
 from transforms._fusion_params import values_name
+from transforms._fusion_body import replayed_work
 from transforms._fusion_plan import Plan
 
 GRAPH_LOCALS = frozenset({"first", "stop", "index", "outputs", "step_outputs"})
@@ -182,6 +183,8 @@ def chunked_loop(plan: Plan, loop: cst.For, updated: cst.For) -> list[cst.BaseSt
                 print(compute_loss(x, y).numpy())
         train_step_loop(train_step_first, 30, x, y)
     """
+    if replays_work(plan, loop):
+        return chunked_replay(plan, loop, updated)
     simple = len(loop.iter.args) == 1 and loop.target.value != "_"
     row, start = (loop.target.value if simple else REPLAY_INDEX), chunk_start_name(plan)
     args = "".join(f", {param}" for param, _ in plan.params)
@@ -204,3 +207,56 @@ def chunked_loop(plan: Plan, loop: cst.For, updated: cst.For) -> list[cst.BaseSt
                                        iter=cst.parse_expression(f"enumerate({code(loop.iter)})"))
     last = f"{name}({start}, {step_count(loop)}{args})"
     return [cst.parse_statement(f"{start} = 0\n"), chunked, cst.parse_statement(last + "\n")]
+
+
+def replays_work(plan: Plan, loop: cst.For) -> bool:
+    """Whether a loop run in chunks has Python work to replay step by step (see chunked_replay)."""
+    body = list(loop.body.body)
+    return bool(replayed_work(body, plan.call_index, [*plan.copied, *plan.run_once], plan.evaluations))
+
+
+def chunked_replay(plan: Plan, loop: cst.For, updated: cst.For) -> list[cst.BaseStatement]:
+    """Chunks between evaluations, each followed by the loop's other Python work replayed over its
+    steps' outputs (the loop variable taking each step's value), then the evaluation:
+
+        train_step_first = 0
+        for i in range(30):
+            if i % 10 == 0:
+                train_step_outputs = train_step_loop(train_step_first, i + 1, x, y)
+                train_step_rows = [None, tf.unstack(train_step_outputs[1])]
+                for i in range(train_step_first, i + 1):
+                    _, loss = [None, train_step_rows[1][i - train_step_first]]
+                    losses.append(float(loss))
+                train_step_first = i + 1
+                print(compute_loss(x, y).numpy())
+        ...the same for the steps after the last evaluation
+    """
+    variable, start = loop.target.value, chunk_start_name(plan)
+    evaluation = updated.body.body[list(loop.body.body).index(plan.evaluations[0])]  # nested rewrites kept
+    chunk = _chunk_with_replay(plan, loop, f"{variable} + 1") + [cst.parse_statement(f"{start} = {variable} + 1\n")]
+    evaluation = evaluation.with_changes(body=evaluation.body.with_changes(body=chunk + list(evaluation.body.body)))
+    chunked = updated.with_changes(body=updated.body.with_changes(body=[evaluation]), leading_lines=[])
+    return [cst.parse_statement(f"{start} = 0\n"), chunked, *_chunk_with_replay(plan, loop, step_count(loop))]
+
+
+def _chunk_with_replay(plan: Plan, loop: cst.For, stop: str) -> list[cst.BaseStatement]:
+    start, variable = chunk_start_name(plan), loop.target.value
+    args = "".join(f", {param}" for param, _ in plan.params)
+    call = f"{loop_function_name(plan.step.name)}({start}, {stop}{args})"
+    lines = [cst.parse_statement((call if plan.step.outputs.kind == "none" else
+                                  f"{outputs_name(plan.step.name)} = {call}") + "\n")]
+    if reads_rows(plan, loop):
+        lines.append(cst.parse_statement(rows_binding(plan, "tf") + "\n"))
+    body = list(loop.body.body)
+    statement = body[plan.call_index]
+    if isinstance(statement.body[0], cst.Expr):
+        body[plan.call_index] = None
+    else:
+        value = structure(plan, lambda key, ta: f"{rows_name(plan.step.name)}{key}[{variable} - {start}]") \
+            if plan.step.outputs.kind != "none" else "None"
+        body[plan.call_index] = statement.with_changes(body=[statement.body[0].with_changes(
+            value=cst.parse_expression(value))])
+    body = [s for s in body if s is not None and s not in plan.run_once and s not in plan.evaluations]
+    replay = loop.with_changes(body=loop.body.with_changes(body=body), leading_lines=[],
+                               iter=cst.parse_expression(f"range({start}, {stop})"))
+    return lines + [replay]

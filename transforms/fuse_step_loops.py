@@ -24,6 +24,7 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from transforms._fusion_codegen import (
+    replays_work,
     GRAPH_LOCALS,
     REPLAY_INDEX,
     chunk_start_name,
@@ -92,6 +93,7 @@ class FuseStepLoops(TFTransform):
         if plan == NO_STEP_CALL or (isinstance(plan, str) and self._in_graph(node)):
             return  # not a step loop, or already a graph loop (a multi-step function's own)
         problem = plan if isinstance(plan, str) else (self._name_clash(plan) or self._run_once_problem(plan, node) or (
+            self._replay_problem(node) if plan.evaluations and replays_work(plan, node) else
             self._outputs_problem(plan, node) if plan.evaluations else self._loop_var_problem(plan, node)))
         anchor = problem or self._anchor(plan, node)
         if isinstance(anchor, str):
@@ -160,6 +162,12 @@ class FuseStepLoops(TFTransform):
         inside = Counter(names_read(loop))
         outside = sorted(name for name in names_bound(plan.run_once) if self.counts[name] > inside[name])
         return outside and f"`{outside[0]}` would be bound even if the loop ran no step, and is used outside it"
+
+    def _replay_problem(self, loop: cst.For) -> str | None:
+        """Replaying Python work over chunks of steps needs the step number: `for i in range(n)`."""
+        if len(loop.iter.args) != 1 or not isinstance(loop.target, cst.Name) or loop.target.value == "_":
+            return "loop with an evaluation and other Python work is not `for <name> in range(<n>)`"
+        return None
 
     def _outputs_problem(self, plan: Plan, loop: cst.For) -> str | None:
         """Run in chunks, the loop binds the step's outputs only where it evaluates: nothing else may read them."""
