@@ -51,6 +51,15 @@ def common_options(command):
         click.option("--jit", type=click.Choice(["off", "auto", "on"]), default="off", show_default=True,
                      help="XLA for generated step functions (TFM302): on adds jit_compile=True; auto "
                           "leaves it to measurement (tf-migrate verify)."),
+        click.option("--mixed-precision", type=click.Choice(["off", "auto", "on"]), default="off",
+                     show_default=True,
+                     help="Mixed precision for Keras-layer models (TFM303): auto decides at run time "
+                          "(float16/bfloat16 on GPUs with Tensor Cores, float32 elsewhere); on always "
+                          "uses mixed_float16."),
+        click.option("--input-pipeline", type=click.Choice(["feed", "tf.data"]), default="feed",
+                     show_default=True,
+                     help="Minibatches sliced from NumPy arrays: fed as they are, or read from tf.data "
+                          "with prefetch (TFM304)."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -69,13 +78,18 @@ def cli(ctx: click.Context) -> None:
     ctx.default_map = {"diff": config, "apply": config}
 
 
-def _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs, jit="off") -> list[FileResult]:
+def _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs, jit="off", mixed_precision="off",
+         input_pipeline="feed") -> list[FileResult]:
     files = discover(tuple(paths), tuple(exclude))
-    if jit == "on" and not select:  # asking for XLA selects its (unsafe) transform, and only that one
+    # asking for XLA or mixed precision selects its (unsafe) transform, and only that one
+    asked = {"TFM302"} if jit == "on" else set()
+    asked |= {"TFM303"} if mixed_precision != "off" else set()
+    if asked and not select:
         from transforms import all_transforms
-        select = tuple(t.CODE for t in all_transforms() if t.SAFETY == "safe" or t.CODE == "TFM302")
+        select = tuple(t.CODE for t in all_transforms() if t.SAFETY == "safe" or t.CODE in asked)
     options = Options(select=select, ignore=ignore, unsafe=unsafe, max_bytes=max_bytes,
-                      settings=(("jit", jit),))
+                      settings=(("jit", jit), ("mixed_precision", mixed_precision),
+                                ("input_pipeline", input_pipeline)))
     return list(migrate_files(files, options, jobs))
 
 
@@ -102,9 +116,10 @@ def _exit_on_internal_errors(results: list[FileResult]) -> None:
 @cli.command()
 @common_options
 @click.option("--color/--no-color", default=None, help="Color the diff (default: when stdout is a terminal).")
-def diff(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, quiet, jit, color) -> None:
+def diff(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, quiet, jit, mixed_precision,
+         input_pipeline, color) -> None:
     """Show what would change, as unified diffs on stdout. Writes nothing."""
-    results = _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs, jit)
+    results = _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs, jit, mixed_precision, input_pipeline)
     use_color = sys.stdout.isatty() if color is None else color
     for result in results:
         if result.status == "changed":
@@ -120,10 +135,10 @@ def diff(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, q
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),
               help="Write the migrated tree into this folder instead of in place.")
 @click.option("--force", is_flag=True, help="Write in place even over uncommitted changes; allow a non-empty --out.")
-def apply(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, quiet, jit, out_dir,
-          force) -> None:
+def apply(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, quiet, jit, mixed_precision,
+          input_pipeline, out_dir, force) -> None:
     """Write the migration: in place, or into --out DIR."""
-    results = _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs, jit)
+    results = _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs, jit, mixed_precision, input_pipeline)
     try:
         if out_dir:
             results = write_tree(tuple(paths), results, Path(out_dir), force, tuple(exclude))

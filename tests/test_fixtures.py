@@ -3,12 +3,15 @@
 tests/fixtures/<transform module>/<case>.in.py   input
 tests/fixtures/<transform module>/<case>.out.py  expected output (absent: the input must come back unchanged)
 tests/fixtures/<transform module>/<case>.findings  optional: expected findings, one `CODE LINE` per line
+tests/fixtures/<transform module>/<case>.settings.json  optional: the settings the case runs with
+                                                  (e.g. {"mixed_precision": "auto"}; default none)
 
 Only the named transform runs. Free checks on every case: the output parses, a second run changes
 nothing, and the findings match when a .findings file is given.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import libcst as cst
@@ -21,8 +24,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 CASES = sorted(FIXTURES.glob("*/*.in.py"))
 
 
-def run_transform(module_name: str, source: str) -> tuple[str, list]:
-    context = TransformContext(filename="fixture.py", scratch={"settings": {}})
+def run_transform(module_name: str, source: str, settings: dict | None = None) -> tuple[str, list]:
+    context = TransformContext(filename="fixture.py", scratch={"settings": dict(settings or {})})
     transform = transform_by_module_name(module_name)(context)
     output = transform.transform_module(cst.parse_module(source)).code
     return output, context.scratch.get(FINDINGS_KEY, [])
@@ -36,10 +39,12 @@ def expected_output(case: Path) -> str:
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.parent.name}/{c.name[:-6]}" for c in CASES])
 def test_fixture(case: Path) -> None:
     module_name = case.parent.name
-    output, findings = run_transform(module_name, case.read_text(encoding="utf-8"))
+    settings_file = case.with_name(case.name.replace(".in.py", ".settings.json"))
+    settings = json.loads(settings_file.read_text()) if settings_file.exists() else {}
+    output, findings = run_transform(module_name, case.read_text(encoding="utf-8"), settings)
     assert output == expected_output(case)
     cst.parse_module(output)
-    again, _ = run_transform(module_name, output)
+    again, _ = run_transform(module_name, output, settings)
     assert again == output, "second run changed the output"
     findings_file = case.with_name(case.name.replace(".in.py", ".findings"))
     if findings_file.exists():

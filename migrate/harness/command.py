@@ -93,5 +93,8 @@ def _verify_all(programs, settings, work_root: str) -> list[dict]:
         click.echo(f"[{number}/{len(programs)}] {program.name} ...", err=True)
         result = verify_program(program, settings, work_root)
         click.echo(f"    {result['verdict']}: {result['reason']}", err=True)
+        for note in result.get("notes", []):
+            if note.startswith("the migrated program ran in mixed precision"):
+                click.echo(f"    {note}", err=True)
         results.append(result)
     return results

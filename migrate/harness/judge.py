@@ -47,6 +47,7 @@ def side_summary(run: SideRun) -> dict:
 def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: SideRun,
                  tolerance: Tolerance) -> dict:
     """Fill in comparisons, alignment, randomness and timing, then the verdict."""
+    tolerance = _tolerance_for_precision(report, tolerance, migrated.data.result.get("precision_policy"))
     legacy_sites = {key: site for key, site in legacy.data.sites.items() if key.startswith("line:")}
     migrated_sites = migrated.data.sites
     pairs = pair_sites(legacy_sites, migrated_sites, prepared.site_map, prepared.lines)
@@ -107,6 +108,19 @@ def _timing(streams, legacy: SideRun, migrated: SideRun) -> dict:
     ratio, basis = speedup(legacy_timing, migrated_timing)
     return {"legacy": legacy_timing.to_dict(), "migrated": migrated_timing.to_dict(),
             "speedup": ratio, "speedup_basis": basis}
+
+
+def _tolerance_for_precision(report: dict, tolerance: Tolerance, policy: str | None) -> Tolerance:
+    """A migrated side in mixed precision is judged with wider tolerances, and the report says so."""
+    widened = tolerance.for_policy(policy)
+    report["precision_policy"] = policy
+    if widened != tolerance:
+        report["tolerance"] = widened.to_dict()
+        report.setdefault("notes", []).append(
+            f"the migrated program ran in mixed precision ({policy}): tolerances widened to atol "
+            f"{widened.atol:g}, rtol {widened.early_rtol:g} for the first {widened.early_steps} steps and "
+            f"{widened.rtol:g} afterwards")
+    return widened
 
 
 def _verdict(report: dict) -> dict:

@@ -230,6 +230,15 @@ def run_with_alignment(tf, loader, config, recorder):
             pass
 
 
+def keras_policy() -> str | None:
+    """The global Keras dtype policy the program left (None when it never loaded Keras)."""
+    keras = sys.modules.get("keras")
+    try:
+        return keras.mixed_precision.global_policy().name if keras is not None else None
+    except AttributeError:
+        return None
+
+
 def main(argv):
     config = common.load_config(argv[1])
     out_dir = config["out_dir"]
@@ -252,7 +261,7 @@ def main(argv):
             "status": status, "error": error, "wall_s": seconds, "sites": recorder.write(out_dir),
             "alignment": loader.summary(), "instrumentation_s": recorder.overhead,
             "peak_host_mb": common.peak_host_mb(), "gpu": common.gpu_info(tf),
-            "versions": common.versions(tf, "keras"),
+            "versions": common.versions(tf, "keras"), "precision_policy": keras_policy(),
         })
     except BaseException:
         result["error"] = traceback.format_exc()

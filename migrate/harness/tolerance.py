@@ -15,6 +15,9 @@ EARLY_STEPS = 10
 EARLY_RTOL = 1e-5
 # Denominator floor of the reported relative error, so exact zeros do not make it infinite.
 REL_FLOOR = 1e-12
+# Slack for a migrated program running in mixed precision: about ten times the machine epsilon of
+# its compute dtype (float16 2**-10, bfloat16 2**-7), as absolute and early relative tolerance.
+MIXED_PRECISION_SLACK = {"mixed_float16": 1e-2, "mixed_bfloat16": 8e-2}
 
 
 @dataclass(frozen=True)
@@ -22,14 +25,24 @@ class Tolerance:
     atol: float = 1e-5
     rtol: float = 0.05
     early_steps: int = EARLY_STEPS
+    early_rtol: float = EARLY_RTOL
 
     def at_step(self, step: int) -> tuple[float, float]:
         """(atol, rtol) for the given 0-based call index of a run site."""
-        return (self.atol, EARLY_RTOL) if step < self.early_steps else (self.atol, self.rtol)
+        return (self.atol, self.early_rtol) if step < self.early_steps else (self.atol, self.rtol)
+
+    def for_policy(self, policy: str | None) -> Tolerance:
+        """The tolerance for a migrated side that ran under this Keras dtype policy: wider for a
+        mixed one (its float16/bfloat16 activations round far more than float32), else unchanged."""
+        slack = MIXED_PRECISION_SLACK.get(policy or "")
+        if slack is None:
+            return self
+        return Tolerance(atol=max(self.atol, slack), rtol=max(self.rtol, 2 * slack), early_steps=self.early_steps,
+                         early_rtol=max(self.early_rtol, slack))
 
     def to_dict(self) -> dict:
         return {"atol": self.atol, "rtol": self.rtol, "early_steps": self.early_steps,
-                "early_rtol": EARLY_RTOL}
+                "early_rtol": self.early_rtol}
 
 
 @dataclass(frozen=True)

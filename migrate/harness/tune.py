@@ -6,13 +6,18 @@ Variants (each a set of `migrate.runner.Options`):
   fused  the default migration: step loops run in one graph where provably safe
   xla    fused, and the step functions compiled with XLA (TFM302, `--jit on`)
   data   fused, and the minibatch loops left in Python fed from tf.data with prefetch (TFM304)
+  mixed  fused, in mixed precision (TFM303, `--mixed-precision on`): tried by default only where a
+         GPU is present (on a CPU float16 is slower); judged with widened tolerances
 
 Speed is the harness's steady-state speedup over the legacy program (measured side by side in
 each repeat; median over repeats). Only `equivalent` variants can win.
 """
 from __future__ import annotations
 
+import os
+import shutil
 import statistics
+import subprocess
 import tempfile
 from dataclasses import dataclass, field
 
@@ -25,7 +30,28 @@ VARIANTS = {
     "fused": Options(),
     "xla": Options(unsafe=True, settings=(("jit", "on"),)),
     "data": Options(settings=(("input_pipeline", "tf.data"),)),
+    "mixed": Options(unsafe=True, settings=(("mixed_precision", "on"),)),
 }
+CPU_VARIANTS = ("plain", "fused", "xla", "data")
+
+
+def default_variants() -> tuple[str, ...]:
+    """Every variant where an NVIDIA GPU is visible, all but mixed precision elsewhere."""
+    return tuple(VARIANTS) if gpu_visible() else CPU_VARIANTS
+
+
+def gpu_visible() -> bool:
+    """Cheap check (no TensorFlow import): nvidia-smi lists a GPU that CUDA_VISIBLE_DEVICES does not hide."""
+    if os.environ.get("CUDA_VISIBLE_DEVICES", "unset").strip() in ("", "-1"):
+        return False
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return False
+    try:
+        listing = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "GPU" in listing.stdout
 
 
 @dataclass

@@ -12,8 +12,9 @@ import click
 
 @click.command("tune")
 @click.argument("program", type=click.Path(exists=True, dir_okay=False))
-@click.option("--variants", default="plain,fused,xla,data", show_default=True,
-              help="Comma-separated variants: plain, fused, xla, data (tf.data input, TFM304).")
+@click.option("--variants", default=None,
+              help="Comma-separated variants: plain, fused, xla, data (tf.data input, TFM304), mixed "
+                   "(mixed precision, TFM303) [default: all; mixed only where a GPU is visible].")
 @click.option("--repeats", type=click.IntRange(1), default=3, show_default=True,
               help="Runs of each variant (speed: the median).")
 @click.option("--write", "write_path", type=click.Path(dir_okay=False),
@@ -26,7 +27,7 @@ def tune(program, variants, repeats, write_path, timeout) -> None:
     from migrate.harness.programs import Program
     from migrate.harness.verify import Settings
 
-    chosen_variants = tuple(v for v in variants.split(",") if v)
+    chosen_variants = tuple(v for v in variants.split(",") if v) if variants else tuning.default_variants()
     unknown = sorted(set(chosen_variants) - set(tuning.VARIANTS))
     if unknown:
         raise click.UsageError(f"unknown variant(s): {', '.join(unknown)}")
