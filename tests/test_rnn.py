@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from migrate.harness.rnn_weights import rnn_source
 
@@ -93,3 +92,23 @@ def test_lstm_example_is_equivalent_under_the_harness(tmp_path: Path):
     converted = [pair for pair in program["alignment"]["pairs"] if "RNN cell layout" in pair["how"]]
     assert {pair["migrated"] for pair in converted} == {"rnn/lstm_cell/kernel", "rnn/lstm_cell/recurrent_kernel",
                                                         "rnn/lstm_cell/bias"}
+
+
+def test_bidirectional_forward_layer_maps_to_the_fw_scope():
+    legacy = ["tagger/bidirectional_rnn/fw/lstm_cell/kernel", "tagger/bidirectional_rnn/fw/lstm_cell/bias",
+              "tagger/bidirectional_rnn/bw/lstm_cell/kernel", "tagger/bidirectional_rnn/bw/lstm_cell/bias"]
+    forward = rnn_source("tagger/bidirectional_rnn/forward_fw/lstm_cell/kernel", legacy)
+    backward = rnn_source("tagger/bidirectional_rnn/bw/lstm_cell/recurrent_kernel", legacy)
+    assert forward[0] == legacy[:2] and backward[0] == legacy[2:]
+
+
+def test_bidirectional_example_is_equivalent_under_the_harness(tmp_path: Path):
+    report = tmp_path / "report.json"
+    process = subprocess.run([sys.executable, "-m", "migrate", "verify",
+                              str(ROOT / "legacy_examples" / "rnn_bidirectional_tagger.py"), "--report", str(report)],
+                             capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-3000:]
+    program = json.loads(report.read_text())["programs"][0]
+    assert program["verdict"] == "equivalent"
+    converted = {pair["migrated"] for pair in program["alignment"]["pairs"] if "RNN cell layout" in pair["how"]}
+    assert {"bidirectional_rnn/forward_fw/lstm_cell/kernel", "bidirectional_rnn/bw/lstm_cell/kernel"} <= converted

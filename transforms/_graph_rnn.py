@@ -41,6 +41,8 @@ _HARMLESS = {"num_units", "activation", "dtype", "forget_bias", "state_is_tuple"
 _KERAS = {"lstm": "LSTM", "gru": "GRU", "simple": "SimpleRNN"}
 _DYNAMIC_RNN = ["cell", "inputs", "sequence_length", "initial_state", "dtype", "parallel_iterations",
                 "swap_memory", "time_major", "scope"]
+_BIDIRECTIONAL_RNN = ["cell_fw", "cell_bw", "inputs", "sequence_length", "initial_state_fw", "initial_state_bw",
+                      "dtype", "parallel_iterations", "swap_memory", "time_major", "scope"]
 _LSTM_STATE = {"c": 0, "h": 1}  # LSTMStateTuple(c, h)
 
 
@@ -57,7 +59,13 @@ class RnnConverter:
     def __init__(self, scanner) -> None:
         self.scanner = scanner
         self.cells: dict[str, Cell] = {}
-        self.scope_counts = 0
+        self.scope_counts = {"rnn": 0, "bidirectional_rnn": 0}
+
+    def run(self, item: Item, target: cst.BaseExpression, call: cst.Call, tf_name: str) -> None:
+        if tf_name == "tf.nn.bidirectional_dynamic_rnn":
+            self.bidirectional_dynamic_rnn(item, target, call)
+        else:
+            self.dynamic_rnn(item, target, call)
 
     def cell(self, item: Item, target: cst.BaseExpression, call: cst.Call, tf_name: str) -> None:
         """`cell = tf.nn.rnn_cell.LSTMCell(n)`: remembered until dynamic_rnn runs it."""
@@ -76,15 +84,10 @@ class RnnConverter:
 
     def dynamic_rnn(self, item: Item, target: cst.BaseExpression, call: cst.Call) -> None:
         """`outputs, state = tf.nn.dynamic_rnn(cell, inputs, dtype=...)` -> the Keras layer's call."""
-        bound = bind_arguments(call, _DYNAMIC_RNN, "tf.nn.dynamic_rnn")
-        for parameter in ("sequence_length", "initial_state"):
-            if parameter in bound:
-                raise Refusal(bound[parameter], f"tf.nn.dynamic_rnn({parameter}=...) is not modelled")
-        if code(bound.get("time_major", cst.Name("False"))) != "False":
-            raise Refusal(bound["time_major"], "time-major RNN inputs are not modelled")
+        bound = _run_arguments(call, _DYNAMIC_RNN, "tf.nn.dynamic_rnn")
         cell = self._cell(bound.get("cell"))
         names = self._targets(target)
-        layer = self._layer_name(bound.get("scope"))
+        layer = self._layer_name(bound.get("scope"), "rnn")
         object_name = self.scanner.names.fresh(_KERAS[cell.kind].lower())
         use = LayerUse(call, object_name, self._construction(cell, layer), [bound["inputs"]], {},
                        True, _KERAS[cell.kind])
@@ -93,6 +96,33 @@ class RnnConverter:
         item.body = cst.SimpleStatementLine([cst.Assign(
             [cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(n)) for n in results], lpar=[], rpar=[]))], call)])
         self.scanner.graph_statement(item, tuple(n for n in (outputs, state) if n != "_"), call, extra_uses=[use])
+
+    def bidirectional_dynamic_rnn(self, item: Item, target: cst.BaseExpression, call: cst.Call) -> None:
+        """`(out_fw, out_bw), (state_fw, state_bw) = tf.nn.bidirectional_dynamic_rnn(cell_fw, cell_bw, x, ...)`
+        -> `Bidirectional(<fw layer>, backward_layer=<bw layer, go_backwards>, merge_mode=None)`, whose
+        backward outputs come back in input time order, as TF1's do."""
+        bound = _run_arguments(call, _BIDIRECTIONAL_RNN, "tf.nn.bidirectional_dynamic_rnn")
+        forward, backward = self._cell(bound.get("cell_fw")), self._cell(bound.get("cell_bw"))
+        if forward.kind != backward.kind:
+            raise Refusal(call, "forward and backward cells of different kinds are not modelled")
+        (out_fw, out_bw), (state_fw, state_bw) = (self._targets(part) for part in self._targets_nodes(target))
+        layer = self._layer_name(bound.get("scope"), "bidirectional_rnn")
+        object_name = self.scanner.names.fresh("bidirectional")
+        construction = (f"tf.keras.layers.Bidirectional({self._construction(forward, 'fw')}, "
+                        f"backward_layer={self._construction(backward, 'bw', go_backwards=True)}, "
+                        f"merge_mode=None, name={layer!r})")
+        use = LayerUse(call, object_name, construction, [bound["inputs"]], {}, True, "Bidirectional")
+        results = [out_fw, out_bw, *self._state_names(forward, state_fw), *self._state_names(backward, state_bw)]
+        item.body = cst.SimpleStatementLine([cst.Assign(
+            [cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(n)) for n in results], lpar=[], rpar=[]))], call)])
+        defined = tuple(n for n in (out_fw, out_bw, state_fw, state_bw) if n != "_")
+        self.scanner.graph_statement(item, defined, call, extra_uses=[use])
+
+    def _targets_nodes(self, target: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression]:
+        if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
+            return target.elements[0].value, target.elements[1].value
+        raise Refusal(target, "bidirectional_dynamic_rnn's result must be unpacked into "
+                              "`(outputs_fw, outputs_bw), (state_fw, state_bw)`")
 
     def _cell(self, node: cst.BaseExpression | None) -> Cell:
         if not (isinstance(node, cst.Name) and node.value in self.cells):
@@ -107,25 +137,28 @@ class RnnConverter:
         if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2 and all(
                 isinstance(e.value, cst.Name) for e in target.elements):
             return target.elements[0].value.value, target.elements[1].value.value
-        raise Refusal(target, "dynamic_rnn's result must be unpacked into `outputs, state`")
+        raise Refusal(target, "the RNN's result must be unpacked into `outputs, state`")
 
-    def _layer_name(self, scope: cst.BaseExpression | None) -> str:
+    def _layer_name(self, scope: cst.BaseExpression | None, default: str) -> str:
+        """TF1's variable scope of the run: `scope=` or the default, numbered from its second use."""
         if scope is not None:
             name = string_value(scope)
             if name is None or "/" in name:
-                raise Refusal(scope, "dynamic_rnn scope must be a plain string literal")
+                raise Refusal(scope, "the RNN's scope must be a plain string literal")
             return name
-        name = "rnn" if self.scope_counts == 0 else f"rnn_{self.scope_counts}"
-        self.scope_counts += 1
-        return name
+        count = self.scope_counts[default]
+        self.scope_counts[default] += 1
+        return default if count == 0 else f"{default}_{count}"
 
-    def _construction(self, cell: Cell, layer: str) -> str:
+    def _construction(self, cell: Cell, layer: str, go_backwards: bool = False) -> str:
         arguments = [code(cell.units)]
         if cell.activation is not None:
             arguments.append(f"activation={code(cell.activation)}")
         if cell.kind == "gru":
             arguments.append("reset_after=False")
-        arguments += ["return_sequences=True", "return_state=True", f"name={layer!r}"]
+        arguments += ["return_sequences=True", "return_state=True"]
+        arguments += ["go_backwards=True"] if go_backwards else []
+        arguments.append(f"name={layer!r}")
         return f"tf.keras.layers.{_KERAS[cell.kind]}({', '.join(arguments)})"
 
     def _state_names(self, cell: Cell, state: str) -> list[str]:
@@ -149,6 +182,16 @@ class RnnConverter:
                 if part is None:
                     raise Refusal(access.node, f"LSTM state '{state}' read other than as .c / .h / [0] / [1]")
                 self.scanner.block.member_aliases[id(member)] = parts[part]
+
+
+def _run_arguments(call: cst.Call, signature: list[str], tf_name: str) -> dict:
+    bound = bind_arguments(call, signature, tf_name)
+    for parameter in ("sequence_length", "initial_state", "initial_state_fw", "initial_state_bw"):
+        if parameter in bound:
+            raise Refusal(bound[parameter], f"{tf_name}({parameter}=...) is not modelled")
+    if code(bound.get("time_major", cst.Name("False"))) != "False":
+        raise Refusal(bound["time_major"], "time-major RNN inputs are not modelled")
+    return bound
 
 
 def _state_part(member: cst.CSTNode, name: cst.Name) -> str | None:

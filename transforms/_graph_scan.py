@@ -149,7 +149,7 @@ class GraphScanner:
         if category is Category.RNN_CELL:
             self.rnn.cell(item, target, value, tf_name)
         elif category is Category.RNN_RUN:
-            self.rnn.dynamic_rnn(item, target, value)
+            self.rnn.run(item, target, value, tf_name)
         else:
             return False
         return True

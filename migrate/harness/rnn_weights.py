@@ -10,6 +10,9 @@ a recurrent kernel and a bias, in Keras's gate order:
                               -> GRU(reset_after=False): z(=u), r, h(=candidate)
     BasicRNNCell              `<scope>/basic_rnn_cell/{kernel, bias}` -> SimpleRNN
 
+A bidirectional run keeps each direction's cell under `<scope>/fw` and `<scope>/bw`; Keras's
+Bidirectional names its forward layer `forward_<name>` (the rewrite names them fw and bw).
+
 `rnn_source(name, legacy_names)` says which legacy variables a migrated Keras RNN variable comes
 from and how to compute its value from them. NumPy only: it runs inside the migrated-side process.
 """
@@ -31,6 +34,8 @@ def rnn_source(name: str, legacy_names: list[str]):
     `convert(arrays)` takes the legacy arrays in that order and returns the Keras variable's value."""
     prefix, _, part = name.rpartition("/")
     layer, _, keras_cell = prefix.rpartition("/")
+    if layer == "forward_fw" or layer.endswith("/forward_fw"):
+        layer = layer[:-len("forward_fw")] + "fw"
     if keras_cell not in TF1_CELLS or part not in KERAS_PARTS:
         return None
     for tf1_cell in TF1_CELLS[keras_cell]:
