@@ -14,12 +14,11 @@ import types
 
 CONTRIB = "tensorflow.contrib"
 
-# tf.contrib.<name> -> the tf-slim module that serves it.
-_SERVED = {"slim": "tf_slim", "layers": "tf_slim.layers", "framework": "tf_slim"}
+# tf.contrib.<name> -> the module that serves it (tf-slim, or tf.compat.v1 for the RNN core).
+_SERVED = {"slim": "tf_slim", "layers": "tf_slim.layers", "framework": "tf_slim", "rnn": "migrate._legacy_contrib_rnn"}
 
 # Where the code of a few widely used contrib modules went, to make the error actionable.
 _HINTS = {
-    "rnn": "RNN cells live on as tf.compat.v1.nn.rnn_cell",
     "data": "the input pipeline lives on as tf.data",
     "learn": "tf.estimator and tf.contrib.learn are gone; use Keras",
     "distributions": "distributions moved to TensorFlow Probability",
@@ -35,7 +34,7 @@ def removal_message(name: str) -> str:
     served = ", ".join(f"tf.contrib.{key}" for key in _SERVED)
     hint = f" ({_HINTS[name]})" if name in _HINTS else ""
     return (f"tf.contrib.{name} has no home in TensorFlow 2: tf.contrib was removed{hint}. "
-            f"The legacy runtime serves only {served} (through tf-slim).")
+            f"The legacy runtime serves only {served} (through tf-slim and tf.compat.v1).")
 
 
 class _ContribPackage(types.ModuleType):

@@ -124,7 +124,7 @@ def test_unserved_contrib_module_fails_with_a_message_naming_it(tmp_path):
     script = write_script(tmp_path, "contrib_rnn.py", """
         import tensorflow as tf
         try:
-            tf.contrib.rnn.LSTMCell
+            tf.contrib.crf.crf_log_likelihood
         except AttributeError as error:
             print("attribute:", error)
         try:
@@ -135,9 +135,22 @@ def test_unserved_contrib_module_fails_with_a_message_naming_it(tmp_path):
     """)
     result = run_legacy(script)
     assert result.returncode == 1
-    assert "attribute: tf.contrib.rnn has no home in TensorFlow 2" in result.stdout
+    assert "attribute: tf.contrib.crf has no home in TensorFlow 2" in result.stdout
     assert "from-import: tf.contrib.seq2seq has no home in TensorFlow 2" in result.stdout
     assert "tf.contrib.learn has no home in TensorFlow 2" in result.stderr
+
+
+def test_contrib_rnn_core_is_served_from_compat_v1(tmp_path):
+    script = write_script(tmp_path, "contrib_rnn_core.py", """
+        import tensorflow as tf
+        from tensorflow.contrib import rnn
+        steps = [tf.ones([2, 3])] * 4
+        outputs, state = tf.contrib.rnn.static_rnn(rnn.BasicLSTMCell(5), steps, dtype=tf.float32)
+        print("outputs", len(outputs), outputs[-1].shape.as_list(), type(state).__name__)
+    """)
+    result = run_legacy(script)
+    assert result.returncode == 0, result.stderr
+    assert "outputs 4 [2, 5] LSTMStateTuple" in result.stdout
 
 
 def test_script_can_define_its_own_log_dir_flag(tmp_path):

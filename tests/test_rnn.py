@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from migrate.harness.rnn_weights import rnn_source
 
@@ -102,13 +103,17 @@ def test_bidirectional_forward_layer_maps_to_the_fw_scope():
     assert forward[0] == legacy[:2] and backward[0] == legacy[2:]
 
 
-def test_bidirectional_example_is_equivalent_under_the_harness(tmp_path: Path):
+@pytest.mark.parametrize("name, converted_names", [
+    ("rnn_bidirectional_tagger.py", {"bidirectional_rnn/forward_fw/lstm_cell/kernel", "bidirectional_rnn/bw/lstm_cell/kernel"}),
+    ("rnn_static_contrib.py", {"rnn/lstm_cell/kernel", "rnn/lstm_cell/recurrent_kernel", "rnn/lstm_cell/bias"}),
+])
+def test_bidirectional_and_static_examples_are_equivalent_under_the_harness(name, converted_names, tmp_path: Path):
     report = tmp_path / "report.json"
     process = subprocess.run([sys.executable, "-m", "migrate", "verify",
-                              str(ROOT / "legacy_examples" / "rnn_bidirectional_tagger.py"), "--report", str(report)],
+                              str(ROOT / "legacy_examples" / name), "--report", str(report)],
                              capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-3000:]
     program = json.loads(report.read_text())["programs"][0]
-    assert program["verdict"] == "equivalent"
+    assert program["verdict"] == "equivalent" and program["migration"]["level"] == "tf2"
     converted = {pair["migrated"] for pair in program["alignment"]["pairs"] if "RNN cell layout" in pair["how"]}
-    assert {"bidirectional_rnn/forward_fw/lstm_cell/kernel", "bidirectional_rnn/bw/lstm_cell/kernel"} <= converted
+    assert converted_names <= converted

@@ -63,7 +63,8 @@ class FunctionWriter:
         for use in self.layer_uses.get(index, []):
             replacements[id(use.call)] = layer_call(use)
         replacements.update(_constant_replacements(item.node, {**constants, **item.renames}))
-        replacements.update({key: (lambda _, name=name: cst.Name(name)) for key, name in self.block.member_aliases.items()})
+        replacements.update({key: (lambda _, text=text: cst.parse_expression(text))
+                             for key, text in self.block.member_aliases.items()})
         body = replace_nodes(item.body or item.node, replacements)
         return body.with_changes(leading_lines=[*item.leading, *body.leading_lines])
 

@@ -122,7 +122,7 @@ class GraphBlock:
     helpers: dict[str, cst.FunctionDef] = field(default_factory=dict)  # pure graph helper functions
     aliases: dict[str, str] = field(default_factory=dict)  # state name rebound -> the name it now has
     summaries: set[str] = field(default_factory=set)  # graph names holding {tag: value} dicts (summary ops)
-    member_aliases: dict[int, str] = field(default_factory=dict)  # id of `state.h` / `state[1]` -> its name
+    member_aliases: dict[int, str] = field(default_factory=dict)  # id of `state.h` / `outputs[-1]` -> its code
 
     def kind(self, name: str) -> Kind:
         return self.kinds.get(name, Kind.PYTHON)

@@ -43,6 +43,7 @@ _DYNAMIC_RNN = ["cell", "inputs", "sequence_length", "initial_state", "dtype", "
                 "swap_memory", "time_major", "scope"]
 _BIDIRECTIONAL_RNN = ["cell_fw", "cell_bw", "inputs", "sequence_length", "initial_state_fw", "initial_state_bw",
                       "dtype", "parallel_iterations", "swap_memory", "time_major", "scope"]
+_STATIC_RNN = ["cell", "inputs", "initial_state", "dtype", "sequence_length", "scope"]
 _LSTM_STATE = {"c": 0, "h": 1}  # LSTMStateTuple(c, h)
 
 
@@ -64,8 +65,39 @@ class RnnConverter:
     def run(self, item: Item, target: cst.BaseExpression, call: cst.Call, tf_name: str) -> None:
         if tf_name == "tf.nn.bidirectional_dynamic_rnn":
             self.bidirectional_dynamic_rnn(item, target, call)
+        elif tf_name.endswith(".static_rnn"):
+            self.static_rnn(item, target, call)
         else:
             self.dynamic_rnn(item, target, call)
+
+    def static_rnn(self, item: Item, target: cst.BaseExpression, call: cst.Call) -> None:
+        """`outputs, state = tf.nn.static_rnn(cell, steps, dtype=...)` over a list of per-step tensors
+        (e.g. `tf.unstack(x, axis=1)`) -> the layer over `tf.stack(steps, axis=1)`; each read
+        `outputs[i]` becomes step i of the layer's output sequence."""
+        bound = _run_arguments(call, _STATIC_RNN, "tf.nn.static_rnn")
+        cell = self._cell(bound.get("cell"))
+        outputs, state = self._targets(target)
+        layer = self._layer_name(bound.get("scope"), "rnn")
+        object_name = self.scanner.names.fresh(_KERAS[cell.kind].lower())
+        use = _StackedStepsUse(call, object_name, self._construction(cell, layer, unroll=True), [bound["inputs"]], {},
+                               True, _KERAS[cell.kind])
+        sequence = self.scanner.names.fresh(f"{outputs}_sequence") if outputs != "_" else "_"
+        if outputs != "_":
+            self._rename_step_reads(outputs, sequence)
+        results = [sequence, *self._state_names(cell, state)]
+        item.body = cst.SimpleStatementLine([cst.Assign(
+            [cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(n)) for n in results], lpar=[], rpar=[]))], call)])
+        self.scanner.graph_statement(item, tuple(n for n in (outputs, state) if n != "_"), call, extra_uses=[use])
+
+    def _rename_step_reads(self, outputs: str, sequence: str) -> None:
+        resolver = self.scanner.resolver
+        for assignment in resolver.block_assignments(outputs):
+            for access in assignment.references:
+                member = resolver.parent(access.node)
+                index = _literal_index(member, access.node)
+                if index is None:
+                    raise Refusal(access.node, f"static_rnn outputs '{outputs}' read other than as {outputs}[<int>]")
+                self.scanner.block.member_aliases[id(member)] = f"{sequence}[:, {index}]"
 
     def cell(self, item: Item, target: cst.BaseExpression, call: cst.Call, tf_name: str) -> None:
         """`cell = tf.nn.rnn_cell.LSTMCell(n)`: remembered until dynamic_rnn runs it."""
@@ -150,7 +182,7 @@ class RnnConverter:
         self.scope_counts[default] += 1
         return default if count == 0 else f"{default}_{count}"
 
-    def _construction(self, cell: Cell, layer: str, go_backwards: bool = False) -> str:
+    def _construction(self, cell: Cell, layer: str, go_backwards: bool = False, unroll: bool = False) -> str:
         arguments = [code(cell.units)]
         if cell.activation is not None:
             arguments.append(f"activation={code(cell.activation)}")
@@ -158,6 +190,7 @@ class RnnConverter:
             arguments.append("reset_after=False")
         arguments += ["return_sequences=True", "return_state=True"]
         arguments += ["go_backwards=True"] if go_backwards else []
+        arguments += ["unroll=True"] if unroll else []  # static_rnn's graph is unrolled over its steps
         arguments.append(f"name={layer!r}")
         return f"tf.keras.layers.{_KERAS[cell.kind]}({', '.join(arguments)})"
 
@@ -192,6 +225,27 @@ def _run_arguments(call: cst.Call, signature: list[str], tf_name: str) -> dict:
     if code(bound.get("time_major", cst.Name("False"))) != "False":
         raise Refusal(bound["time_major"], "time-major RNN inputs are not modelled")
     return bound
+
+
+@dataclass
+class _StackedStepsUse(LayerUse):
+    """A Keras RNN layer called on static_rnn's list of per-step inputs, stacked along time."""
+
+    def call_code(self, render=code) -> str:
+        return f"{self.object_name}(tf.stack({render(self.inputs[0])}, axis=1))"
+
+
+def _literal_index(member: cst.CSTNode, name: cst.Name) -> int | None:
+    """i of `name[i]` with i an integer literal (negative allowed)."""
+    if not (isinstance(member, cst.Subscript) and member.value is name and len(member.slice) == 1):
+        return None
+    index = member.slice[0].slice
+    value = index.value if isinstance(index, cst.Index) else None
+    negative = isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus)
+    number = value.expression if negative else value
+    if not isinstance(number, cst.Integer):
+        return None
+    return -int(number.value) if negative else int(number.value)
 
 
 def _state_part(member: cst.CSTNode, name: cst.Name) -> str | None:
