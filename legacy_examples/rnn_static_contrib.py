@@ -1,6 +1,6 @@
-"""The classic TF1 RNN tutorial shape: a sequence unstacked into per-step tensors, a
-tf.contrib.rnn.BasicLSTMCell run by tf.contrib.rnn.static_rnn, the last output (`outputs[-1]`) into
-a linear layer held in a dict of variables.
+"""The classic TF1 RNN tutorial shape: a model function that unstacks the sequence into per-step
+tensors, runs a tf.contrib.rnn.BasicLSTMCell with tf.contrib.rnn.static_rnn and feeds the last
+output (`outputs[-1]`) into a linear layer held in a dict of variables.
 
 Each seeded synthetic sequence (8 steps of 5 features) belongs to one of 3 classes by which of its
 first three features has the largest sum. Adam trains from fed minibatches; training accuracy is
@@ -23,10 +23,15 @@ y = tf.placeholder(tf.int64, [None])
 weights = {"out": tf.Variable(rng.normal(0.0, 0.3, (HIDDEN, CLASSES)).astype(np.float32))}
 biases = {"out": tf.Variable(np.zeros(CLASSES, np.float32))}
 
-steps = tf.unstack(x, TIMESTEPS, 1)
-lstm_cell = tf.contrib.rnn.BasicLSTMCell(HIDDEN, forget_bias=1.0)
-outputs, states = tf.contrib.rnn.static_rnn(lstm_cell, steps, dtype=tf.float32)
-logits = tf.matmul(outputs[-1], weights["out"]) + biases["out"]
+
+def recurrent_net(x, weights, biases):
+    steps = tf.unstack(x, TIMESTEPS, 1)
+    lstm_cell = tf.contrib.rnn.BasicLSTMCell(HIDDEN, forget_bias=1.0)
+    outputs, states = tf.contrib.rnn.static_rnn(lstm_cell, steps, dtype=tf.float32)
+    return tf.matmul(outputs[-1], weights["out"]) + biases["out"]
+
+
+logits = recurrent_net(x, weights, biases)
 loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
 train_op = tf.train.AdamOptimizer(learning_rate=0.01).minimize(loss)
 accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), y), tf.float32))

@@ -63,7 +63,8 @@ def check_helpers(block: GraphBlock, helper_uses: dict[int, set[str]], analyzer,
 def _helper_reads(helper: cst.FunctionDef, analyzer, resolver, aliases: dict,
                   builds_layers: bool) -> tuple[set[str], set[str]]:
     reads, calls = set(), set()
-    allowed = (None, Category.OP, Category.PYTHON, Category.INITIALIZER) + ((Category.LAYER,) if builds_layers else ())
+    converted = (Category.LAYER, Category.RNN_CELL, Category.RNN_RUN)  # built once by the conversion
+    allowed = (None, Category.OP, Category.PYTHON, Category.INITIALIZER) + (converted if builds_layers else ())
     for node in walk(helper.body):
         if isinstance(node, cst.Call):
             name, category, _ = analyzer.category(node.func)

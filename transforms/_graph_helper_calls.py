@@ -1,10 +1,11 @@
 """Calls of the program's own functions from graph statements: a function that creates variables
 becomes a tf.Module instance (_graph_modules.py), one that builds layers gets its layers built once
-(_graph_layer_helpers.py), one that only computes is simply called from the step functions."""
+(_graph_layer_helpers.py, _graph_rnn_helpers.py for RNNs), one that only computes is simply called from the step functions."""
 from __future__ import annotations
 
 from transforms._graph_layer_helpers import convert_layer_helper, is_layer_helper
 from transforms._graph_layers import LayerUse
+from transforms._graph_rnn_helpers import convert_rnn_helper, is_rnn_helper
 from transforms._graph_model import Item
 from transforms._graph_modules import instantiate, is_variable_helper, plan_module
 
@@ -24,8 +25,9 @@ def helper_layer_uses(scanner, item: Item, facts) -> list[LayerUse]:
                                     item.scopes.prefix(True)))
             scanner.module_calls.append(call)
             facts.helper_calls.discard(name)  # no longer a helper that must only compute
-        elif is_layer_helper(helper, scanner.analyzer):
+        elif is_layer_helper(helper, scanner.analyzer) or is_rnn_helper(helper, scanner.analyzer):
             converted = convert_layer_helper(scanner, helper, call)
+            converted += convert_rnn_helper(scanner, helper) if is_rnn_helper(helper, scanner.analyzer) else []
             scanner.helper_layer_uses += converted
             if helper in scanner.block.statements:
                 uses += converted

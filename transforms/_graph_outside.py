@@ -13,6 +13,7 @@ from transforms._graph_syntax import Refusal, load_names, statement, walk
 
 def outside_replacements(resolver, block, scanner) -> dict:
     replacements = {id(use.call): layer_call(use) for use in scanner.helper_layer_uses}
+    replacements.update(scanner.helper_rewrites)
     replacements.update(_initializers(block, scanner))
     replacements.update(_module_layers(resolver, scanner))
     replacements.update(_module_classes(resolver, scanner))

@@ -18,6 +18,7 @@ sequence_length, initial_state, time_major, a cell run twice, state read any oth
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
@@ -63,14 +64,28 @@ class RnnConverter:
         self.scope_counts = {"rnn": 0, "bidirectional_rnn": 0}
 
     def run(self, item: Item, target: cst.BaseExpression, call: cst.Call, tf_name: str) -> None:
-        if tf_name == "tf.nn.bidirectional_dynamic_rnn":
-            self.bidirectional_dynamic_rnn(item, target, call)
-        elif tf_name.endswith(".static_rnn"):
-            self.static_rnn(item, target, call)
-        else:
-            self.dynamic_rnn(item, target, call)
+        """A run in the graph block: its statement becomes the Keras layer's call."""
+        conversion = self.convert_run(target, call, tf_name, self.cells, self._block_references,
+                                      self.scanner.block.member_aliases)
+        item.body = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(conversion.target())], call)])
+        self.scanner.graph_statement(item, conversion.defined, call, extra_uses=[conversion.use])
 
-    def static_rnn(self, item: Item, target: cst.BaseExpression, call: cst.Call) -> None:
+    def convert_run(self, target: cst.BaseExpression, call: cst.Call, tf_name: str, cells: dict,
+                    references: Callable[[str], list], aliases: dict) -> RunConversion:
+        """The Keras layer for a run of `cells`; reads of its results (found by `references`) that
+        must change are written into `aliases` (node id -> code)."""
+        self._cells, self._references, self._aliases = cells, references, aliases
+        if tf_name == "tf.nn.bidirectional_dynamic_rnn":
+            return self.bidirectional_dynamic_rnn(target, call)
+        if tf_name.endswith(".static_rnn"):
+            return self.static_rnn(target, call)
+        return self.dynamic_rnn(target, call)
+
+    def _block_references(self, name: str) -> list:
+        return [access for assignment in self.scanner.resolver.block_assignments(name)
+                for access in assignment.references]
+
+    def static_rnn(self, target: cst.BaseExpression, call: cst.Call) -> RunConversion:
         """`outputs, state = tf.nn.static_rnn(cell, steps, dtype=...)` over a list of per-step tensors
         (e.g. `tf.unstack(x, axis=1)`) -> the layer over `tf.stack(steps, axis=1)`; each read
         `outputs[i]` becomes step i of the layer's output sequence."""
@@ -85,36 +100,23 @@ class RnnConverter:
         if outputs != "_":
             self._rename_step_reads(outputs, sequence)
         results = [sequence, *self._state_names(cell, state)]
-        item.body = cst.SimpleStatementLine([cst.Assign(
-            [cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(n)) for n in results], lpar=[], rpar=[]))], call)])
-        self.scanner.graph_statement(item, tuple(n for n in (outputs, state) if n != "_"), call, extra_uses=[use])
+        return RunConversion(use, results, tuple(n for n in (outputs, state) if n != "_"))
 
     def _rename_step_reads(self, outputs: str, sequence: str) -> None:
-        resolver = self.scanner.resolver
-        for assignment in resolver.block_assignments(outputs):
-            for access in assignment.references:
-                member = resolver.parent(access.node)
-                index = _literal_index(member, access.node)
-                if index is None:
-                    raise Refusal(access.node, f"static_rnn outputs '{outputs}' read other than as {outputs}[<int>]")
-                self.scanner.block.member_aliases[id(member)] = f"{sequence}[:, {index}]"
+        for access in self._references(outputs):
+            member = self.scanner.resolver.parent(access.node)
+            index = _literal_index(member, access.node)
+            if index is None:
+                raise Refusal(access.node, f"static_rnn outputs '{outputs}' read other than as {outputs}[<int>]")
+            self._aliases[id(member)] = f"{sequence}[:, {index}]"
 
     def cell(self, item: Item, target: cst.BaseExpression, call: cst.Call, tf_name: str) -> None:
         """`cell = tf.nn.rnn_cell.LSTMCell(n)`: remembered until dynamic_rnn runs it."""
-        if not isinstance(target, cst.Name):
-            raise Refusal(target, f"{tf_name} assigned to something other than a name")
-        signature = _CELL_SIGNATURES[tf_name.replace("tf.contrib.rnn.", "tf.nn.rnn_cell.")]
-        bound = bind_arguments(call, signature, tf_name)
-        for parameter, value in bound.items():
-            if parameter not in _HARMLESS or _changes_layout(parameter, value):
-                raise Refusal(value, f"{tf_name}({parameter}={code(value)}) is not modelled")
-        if "num_units" not in bound:
-            raise Refusal(call, f"{tf_name} without num_units")
-        self.cells[target.value] = Cell(rnn_cell_kind(tf_name), bound["num_units"], bound.get("activation"), call)
+        self.cells[target.value] = parse_cell(target, call, tf_name)
         item.kind, item.defines = Kind.RNN_CELL, (target.value,)
         self.scanner.kinds[target.value] = Kind.RNN_CELL
 
-    def dynamic_rnn(self, item: Item, target: cst.BaseExpression, call: cst.Call) -> None:
+    def dynamic_rnn(self, target: cst.BaseExpression, call: cst.Call) -> RunConversion:
         """`outputs, state = tf.nn.dynamic_rnn(cell, inputs, dtype=...)` -> the Keras layer's call."""
         bound = _run_arguments(call, _DYNAMIC_RNN, "tf.nn.dynamic_rnn")
         cell = self._cell(bound.get("cell"))
@@ -125,11 +127,9 @@ class RnnConverter:
                        True, _KERAS[cell.kind])
         outputs, state = names
         results = [outputs, *self._state_names(cell, state)]
-        item.body = cst.SimpleStatementLine([cst.Assign(
-            [cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(n)) for n in results], lpar=[], rpar=[]))], call)])
-        self.scanner.graph_statement(item, tuple(n for n in (outputs, state) if n != "_"), call, extra_uses=[use])
+        return RunConversion(use, results, tuple(n for n in (outputs, state) if n != "_"))
 
-    def bidirectional_dynamic_rnn(self, item: Item, target: cst.BaseExpression, call: cst.Call) -> None:
+    def bidirectional_dynamic_rnn(self, target: cst.BaseExpression, call: cst.Call) -> RunConversion:
         """`(out_fw, out_bw), (state_fw, state_bw) = tf.nn.bidirectional_dynamic_rnn(cell_fw, cell_bw, x, ...)`
         -> `Bidirectional(<fw layer>, backward_layer=<bw layer, go_backwards>, merge_mode=None)`, whose
         backward outputs come back in input time order, as TF1's do."""
@@ -145,10 +145,7 @@ class RnnConverter:
                         f"merge_mode=None, name={layer!r})")
         use = LayerUse(call, object_name, construction, [bound["inputs"]], {}, True, "Bidirectional")
         results = [out_fw, out_bw, *self._state_names(forward, state_fw), *self._state_names(backward, state_bw)]
-        item.body = cst.SimpleStatementLine([cst.Assign(
-            [cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(n)) for n in results], lpar=[], rpar=[]))], call)])
-        defined = tuple(n for n in (out_fw, out_bw, state_fw, state_bw) if n != "_")
-        self.scanner.graph_statement(item, defined, call, extra_uses=[use])
+        return RunConversion(use, results, tuple(n for n in (out_fw, out_bw, state_fw, state_bw) if n != "_"))
 
     def _targets_nodes(self, target: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression]:
         if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
@@ -157,9 +154,9 @@ class RnnConverter:
                               "`(outputs_fw, outputs_bw), (state_fw, state_bw)`")
 
     def _cell(self, node: cst.BaseExpression | None) -> Cell:
-        if not (isinstance(node, cst.Name) and node.value in self.cells):
-            raise Refusal(node or cst.Name("cell"), "dynamic_rnn of a cell not created as `cell = <RNN cell>(...)`")
-        cell = self.cells[node.value]
+        if not (isinstance(node, cst.Name) and node.value in self._cells):
+            raise Refusal(node or cst.Name("cell"), "an RNN run of a cell not created as `cell = <RNN cell>(...)`")
+        cell = self._cells[node.value]
         if cell.used:
             raise Refusal(node, f"cell '{node.value}' run twice (its weights shared): not modelled")
         cell.used = True
@@ -207,14 +204,12 @@ class RnnConverter:
         return [h, c]
 
     def _rename_state_reads(self, state: str, parts: dict[str, str]) -> None:
-        resolver = self.scanner.resolver
-        for assignment in resolver.block_assignments(state):
-            for access in assignment.references:
-                member = resolver.parent(access.node)
-                part = _state_part(member, access.node)
-                if part is None:
-                    raise Refusal(access.node, f"LSTM state '{state}' read other than as .c / .h / [0] / [1]")
-                self.scanner.block.member_aliases[id(member)] = parts[part]
+        for access in self._references(state):
+            member = self.scanner.resolver.parent(access.node)
+            part = _state_part(member, access.node)
+            if part is None:
+                raise Refusal(access.node, f"LSTM state '{state}' read other than as .c / .h / [0] / [1]")
+            self._aliases[id(member)] = parts[part]
 
 
 def _run_arguments(call: cst.Call, signature: list[str], tf_name: str) -> dict:
@@ -225,6 +220,33 @@ def _run_arguments(call: cst.Call, signature: list[str], tf_name: str) -> dict:
     if code(bound.get("time_major", cst.Name("False"))) != "False":
         raise Refusal(bound["time_major"], "time-major RNN inputs are not modelled")
     return bound
+
+
+@dataclass
+class RunConversion:
+    """A converted RNN run: the Keras layer and its call, the names it binds (in the layer's
+    result order), and the TF1 names the statement defined."""
+
+    use: LayerUse
+    results: list[str]
+    defined: tuple[str, ...]
+
+    def target(self) -> cst.Tuple:
+        return cst.Tuple([cst.Element(cst.Name(n)) for n in self.results], lpar=[], rpar=[])
+
+
+def parse_cell(target: cst.BaseExpression, call: cst.Call, tf_name: str) -> Cell:
+    """`cell = tf.nn.rnn_cell.LSTMCell(n)`, refused where the Keras layer would compute otherwise."""
+    if not isinstance(target, cst.Name):
+        raise Refusal(target, f"{tf_name} assigned to something other than a name")
+    signature = _CELL_SIGNATURES[tf_name.replace("tf.contrib.rnn.", "tf.nn.rnn_cell.")]
+    bound = bind_arguments(call, signature, tf_name)
+    for parameter, value in bound.items():
+        if parameter not in _HARMLESS or _changes_layout(parameter, value):
+            raise Refusal(value, f"{tf_name}({parameter}={code(value)}) is not modelled")
+    if "num_units" not in bound:
+        raise Refusal(call, f"{tf_name} without num_units")
+    return Cell(rnn_cell_kind(tf_name), bound["num_units"], bound.get("activation"), call)
 
 
 @dataclass

@@ -45,6 +45,7 @@ class GraphScanner:
         self.converted_helpers: set[str] = set()     # model functions whose layers were built once
         self.helper_layer_uses: list[LayerUse] = []
         self.module_layers: dict[str, list[LayerUse]] = {}  # module-level model function -> its layers
+        self.helper_rewrites: dict = {}  # node id -> replacement maker, in functions running RNNs
         self.module_helpers: dict[str, ModuleHelper] = {}  # functions with variables -> their tf.Module
         self.module_calls: list[cst.Call] = []
         self.helper_uses: dict[int, set[str]] = {}
