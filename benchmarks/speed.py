@@ -12,7 +12,12 @@ Prints, per example and variant, the medians over repeats of legacy and migrated
 per-repeat ratio (migrated / legacy, measured side by side), whether every repeat was judged
 equivalent, and the geometric mean of the ratios; writes JSON + Markdown to benchmarks/results/.
 
-    python benchmarks/speed.py [--repeats 3] [--variants plain,fused] [--label NAME] [EXAMPLE ...]
+The examples train for a few dozen steps (enough to check equivalence, too few for a steady-state
+speed). `--scale K` (default 10) runs each for K times its steps: a copy of the example with its
+module-level `STEPS` / `EPOCHS` constant multiplied, or its step-count flag (EXAMPLE_ARGS) scaled.
+Equivalence is judged on those longer runs too.
+
+    python benchmarks/speed.py [--repeats 3] [--variants plain,fused] [--scale 10] [--label NAME] [EXAMPLE ...]
 """
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ import json
 import math
 import os
 import platform
+import re
 import statistics
 import sys
 import tempfile
@@ -34,8 +40,23 @@ from migrate.harness.programs import Program, prepare
 from migrate.harness.tune import VARIANTS
 from migrate.harness.verify import Settings, run_legacy, verify_migrated
 
-# Examples that take their step count on the command line: run long enough for a steady state.
-EXAMPLE_ARGS = {"cnn_tf_layers.py": ("--train_steps=600",), "core_scoped_adam.py": ("--steps", "600")}
+# Examples that take their step count on the command line: (flag, steps at scale 1).
+EXAMPLE_ARGS = {"cnn_tf_layers.py": ("--train_steps", 60), "core_scoped_adam.py": ("--steps", 60),
+                "core_contrib_layers.py": ("--steps", 30), "core_saver_resume.py": ("--steps", 8),
+                "mixed_flags_data_summaries_saver.py": ("--steps", 40), "saver_checkpoint.py": ("--steps", 30)}
+SCALED_CONSTANTS = re.compile(r"^(STEPS|EPOCHS) = (\d+)$", re.MULTILINE)
+
+
+def scaled_example(path: Path, scale: int, work: str) -> tuple[Path, tuple[str, ...]]:
+    """The program to run (a scaled copy where the example has a STEPS/EPOCHS constant) and its arguments."""
+    flag = EXAMPLE_ARGS.get(path.name)
+    args = (flag[0], str(flag[1] * scale)) if flag else ()
+    source = path.read_text(encoding="utf-8")
+    if scale == 1 or not SCALED_CONSTANTS.search(source):
+        return path, args
+    copy = Path(tempfile.mkdtemp(dir=work)) / path.name
+    copy.write_text(SCALED_CONSTANTS.sub(lambda m: f"{m[1]} = {int(m[2]) * scale}", source), encoding="utf-8")
+    return copy, args
 
 
 def machine() -> dict:
@@ -51,10 +72,11 @@ def _cpuinfo() -> list[str]:
         return []
 
 
-def run_example(path: Path, variants: list[str], repeats: int, work: str) -> dict:
+def run_example(path: Path, variants: list[str], repeats: int, work: str, scale: int = 1) -> dict:
     """Per variant, the repeats' (legacy steps/s, migrated steps/s, ratio, wall ratio, verdict)."""
-    settings = Settings(args=EXAMPLE_ARGS.get(path.name, ()), timeout_s=300.0)
-    program = Program(path.name, str(path))
+    program_path, args = scaled_example(path, scale, work)
+    settings = Settings(args=args, timeout_s=300.0)
+    program = Program(path.name, str(program_path))
     prepared = {name: prepare(program, tempfile.mkdtemp(dir=work), VARIANTS[name]) for name in variants}
     runs: dict[str, list[dict]] = {name: [] for name in variants}
     for _ in range(repeats):
@@ -65,7 +87,7 @@ def run_example(path: Path, variants: list[str], repeats: int, work: str) -> dic
                 continue
             report = verify_migrated(program, prepared[name], legacy, settings, tempfile.mkdtemp(dir=work))
             runs[name].append(_measurement(report))
-    return {"example": path.name, "args": list(settings.args),
+    return {"example": path.name, "args": list(settings.args), "scale": scale if program_path != path or args else 1,
             "level": {name: (prepared[name].migration or {}).get("level") for name in variants},
             "variants": {name: summarise(runs[name]) for name in variants}}
 
@@ -100,12 +122,13 @@ def geometric_mean(values: list[float]) -> float | None:
 
 
 def rows(results: list[dict], variants: list[str]) -> list[list[str]]:
-    """example, level, legacy steps/s, migrated steps/s, ratio, script wall-time ratio, equivalent."""
+    """example, step scale, variant, level, legacy steps/s, migrated steps/s, ratio, script wall-time
+    ratio, equivalent."""
     table = []
     for result in results:
         for name in variants:
             found = result["variants"][name]
-            table.append([result["example"], name, result["level"][name] or "-",
+            table.append([result["example"], f"{result.get('scale', 1)}x", name, result["level"][name] or "-",
                           _number(found["legacy_steps_per_s"]), _number(found["migrated_steps_per_s"]),
                           _ratio(found["ratio"]), _ratio(found["wall_ratio"]),
                           "yes" if found["equivalent"] else "/".join(found["verdicts"])])
@@ -120,7 +143,7 @@ def _ratio(value) -> str:
     return "-" if value is None else f"{value:.2f}x"
 
 
-HEADER = ["example", "variant", "level", "legacy steps/s", "migrated steps/s", "ratio", "wall ratio",
+HEADER = ["example", "steps", "variant", "level", "legacy steps/s", "migrated steps/s", "ratio", "wall ratio",
           "equivalent?"]
 
 
@@ -135,7 +158,8 @@ def render_text(table: list[list[str]], means: dict) -> str:
 def render_markdown(report: dict, table: list[list[str]]) -> str:
     about = report["machine"]
     about_line = (f"Machine: {about['cpu']}, {about['cores']} cores; Python {about['python']}, "
-                  f"TensorFlow {about['tensorflow']}. {report['repeats']} repeats, medians; ratio = migrated "
+                  f"TensorFlow {about['tensorflow']}. {report['repeats']} repeats, medians; each example run for "
+                  f"{report.get('scale', 1)}x its steps (where it has a STEPS/EPOCHS constant or step flag); ratio = migrated "
                   "steps/s / legacy steps/s in the same repeat (steady state, warm-up excluded); wall ratio = "
                   "legacy script wall time / migrated.")
     lines = [f"# Migrated vs legacy speed ({report['label']})", "", about_line, "",
@@ -150,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("examples", nargs="*", help="example file names (default: all)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--variants", default="plain,fused")
+    parser.add_argument("--scale", type=int, default=10, help="run each example K times its steps")
     parser.add_argument("--label", default="latest")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     args = parser.parse_args(argv)
@@ -161,9 +186,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="speed-") as work:
         for number, path in enumerate(paths, 1):
             print(f"[{number}/{len(paths)}] {path.name}", file=sys.stderr, flush=True)
-            results.append(run_example(path, variants, args.repeats, work))
+            results.append(run_example(path, variants, args.repeats, work, args.scale))
     means = {name: geometric_mean([r["variants"][name]["ratio"] for r in results]) for name in variants}
-    report = {"label": args.label, "machine": machine(), "repeats": args.repeats, "variants": variants,
+    report = {"label": args.label, "machine": machine(), "repeats": args.repeats, "scale": args.scale,
+              "variants": variants,
               "results": results, "geomean": means}
     table = rows(results, variants)
     print(render_text(table, means))

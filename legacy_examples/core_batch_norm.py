@@ -7,6 +7,8 @@ including the evaluation-mode outputs that read the moving averages.
 import numpy as np
 import tensorflow as tf
 
+STEPS = 6
+
 rng = np.random.RandomState(17)
 x_data = rng.normal(1.0, 2.0, size=(64, 5)).astype(np.float32)
 y_data = (x_data[:, :2].sum(axis=1, keepdims=True) > 2.0).astype(np.float32)
@@ -27,7 +29,7 @@ with tf.control_dependencies(update_ops):
 
 with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
-    for step in range(6):
+    for step in range(STEPS):
         _, step_loss = sess.run([train_op, loss], {x: x_data, y: y_data, is_training: True})
         print("RESULT train_loss_%d %r" % (step, float(step_loss)))
     eval_loss = sess.run(loss, {x: x_data, y: y_data, is_training: False})

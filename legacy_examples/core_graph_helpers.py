@@ -7,6 +7,8 @@ the equivalence harness, which aligns the weights; the example checks it runs.
 import numpy as np
 import tensorflow as tf
 
+STEPS = 30
+
 
 def weight_variable(shape):
     initial = tf.truncated_normal(shape, stddev=0.1)
@@ -44,7 +46,7 @@ with tf.Graph().as_default():
 
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        for i in range(30):
+        for i in range(STEPS):
             train_step.run(feed_dict={x: batch, y_: target})
             if i % 10 == 0:
                 print("step %d, loss %g" % (i, loss.eval(feed_dict={x: batch, y_: target})))

@@ -7,6 +7,8 @@ example's numbers are only comparable after the harness aligns weights and rando
 import numpy as np
 import tensorflow as tf
 
+STEPS = 40
+
 tf.set_random_seed(42)
 rng = np.random.RandomState(42)
 x_train = rng.normal(size=(120, 8)).astype(np.float32)
@@ -28,7 +30,7 @@ accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1, output_type=tf.i
 with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
     start_accuracy = sess.run(accuracy, {inputs: x_train, labels: y_train})
-    for step in range(40):
+    for step in range(STEPS):
         sess.run(train_op, {inputs: x_train, labels: y_train, is_training: True})
     end_accuracy = sess.run(accuracy, {inputs: x_train, labels: y_train})
     print("accuracy %.3f -> %.3f" % (start_accuracy, end_accuracy))

@@ -8,6 +8,7 @@ seeded NumPy arrays, so runs are reproducible.
 import numpy as np
 import tensorflow as tf
 
+EPOCHS = 3
 BATCH = 20
 rng = np.random.RandomState(3)
 features = rng.normal(size=(200, 6)).astype(np.float32)
@@ -35,7 +36,7 @@ reset_metrics = tf.local_variables_initializer()
 
 with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
-    for epoch in range(3):
+    for epoch in range(EPOCHS):
         order = rng.permutation(len(train_x))
         for start in range(0, len(train_x), BATCH):
             batch = order[start:start + BATCH]

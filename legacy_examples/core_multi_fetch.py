@@ -7,6 +7,7 @@ different things and feed different subsets of the placeholders.
 import numpy as np
 import tensorflow as tf
 
+EPOCHS = 15
 KEEP_PROB = 1.0  # no dropout while training this small model
 rng = np.random.RandomState(5)
 train_x = rng.uniform(-2, 2, size=(150, 3)).astype(np.float32)
@@ -46,7 +47,7 @@ init = tf.global_variables_initializer()
 
 with tf.Session() as sess:
     sess.run(init)
-    for epoch in range(15):
+    for epoch in range(EPOCHS):
         _, c = sess.run([optimizer, cost], feed_dict={X: train_x, Y: train_y, keep_prob: KEEP_PROB})
         if epoch < 4:
             print("RESULT train_cost_%d %r" % (epoch, float(c)))

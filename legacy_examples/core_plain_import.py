@@ -9,6 +9,8 @@ import numpy as np
 import tensorflow
 from tensorflow import nn
 
+STEPS = 60
+
 rng = np.random.RandomState(9)
 points = rng.normal(size=(150, 2)).astype(np.float32)
 labels_np = (points[:, 0] ** 2 + points[:, 1] ** 2 > 1.2).astype(np.int32)
@@ -32,7 +34,7 @@ train_op = optimizer.minimize(loss, global_step=global_step)
 
 session = tensorflow.Session()
 session.run(tensorflow.global_variables_initializer())
-for step in range(60):
+for step in range(STEPS):
     _, step_loss = session.run([train_op, loss], feed_dict={points_in: points, labels_in: labels_np})
     if step % 20 == 19:
         print("step %d: loss %.4f" % (step + 1, step_loss))

@@ -6,6 +6,8 @@ can be compared number for number.
 import numpy as np
 import tensorflow as tf
 
+STEPS = 8
+
 rng = np.random.RandomState(21)
 images = rng.uniform(0, 1, size=(48, 8, 8, 1)).astype(np.float32)
 labels = (images[:, :4].mean(axis=(1, 2, 3)) > images[:, 4:].mean(axis=(1, 2, 3))).astype(np.int64)
@@ -32,7 +34,7 @@ accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), y), tf.float32)
 
 sess = tf.Session()
 sess.run(tf.global_variables_initializer())
-for step in range(8):
+for step in range(STEPS):
     loss_value, _ = sess.run((loss, train_op), feed_dict={x: images, y: labels})
     print("RESULT loss_step_%d %r" % (step, float(loss_value)))
 acc = sess.run(accuracy, {x: images, y: labels})

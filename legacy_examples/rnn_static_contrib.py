@@ -12,7 +12,8 @@ import numpy as np
 import tensorflow as tf
 
 TIMESTEPS, FEATURES, CLASSES, HIDDEN = 8, 5, 3, 12
-STEPS, BATCH = 40, 32
+STEPS = 40
+BATCH = 32
 
 rng = np.random.RandomState(31)
 sequences = rng.randn(288, TIMESTEPS, FEATURES).astype(np.float32)

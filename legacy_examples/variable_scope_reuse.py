@@ -8,6 +8,8 @@ import json
 import numpy as np
 import tensorflow.compat.v1 as tf
 
+STEPS = 30
+
 tf.disable_v2_behavior()
 
 EMBEDDING_DIM = 4
@@ -62,7 +64,7 @@ print("RESULT num_trainable_variables %r" % float(len(tf.trainable_variables()))
 with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
     print("RESULT loss_step_0 %r" % float(sess.run(model.loss, model.feed(pairs))))
-    for _ in range(30):
+    for _ in range(STEPS):
         sess.run(model.train_op, model.feed(pairs))
     print("RESULT final_loss %r" % float(sess.run(model.loss, model.feed(pairs))))
     distances = sess.run(model.distance, model.feed(pairs))[:6]
