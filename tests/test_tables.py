@@ -190,3 +190,18 @@ def test_regenerating_reproduces_the_checked_in_files(tmp_path):
                     "--output-dir", str(tmp_path)], check=True, capture_output=True, timeout=600)
     for name in ("symbols.json", "keywords.json"):
         assert (tmp_path / name).read_bytes() == (ROOT / "transforms" / "data" / name).read_bytes(), name
+
+
+def test_regenerating_the_slim_table_reproduces_it(tmp_path):
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "generate_slim_table.py"),
+                    "--output-dir", str(tmp_path)], check=True, capture_output=True, timeout=300)
+    assert (tmp_path / "slim.json").read_bytes() == (ROOT / "transforms" / "data" / "slim.json").read_bytes()
+
+
+def test_slim_table_knows_the_arg_scope_ops_and_their_shared_keys():
+    from transforms.tables import slim_table
+
+    ops = slim_table()["arg_scope_ops"]
+    assert ops["tf.contrib.slim.conv2d"]["key"] == ops["tf.contrib.layers.convolution2d"]["key"]
+    assert ops["tf.contrib.layers.max_pool2d"]["parameters"][:3] == ["inputs", "kernel_size", "stride"]
+    assert slim_table()["layer_aliases"]["tf.contrib.slim.fully_connected"] == "tf.contrib.layers.fully_connected"

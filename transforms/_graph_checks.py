@@ -63,7 +63,8 @@ def check_helpers(block: GraphBlock, helper_uses: dict[int, set[str]], analyzer,
 def _helper_reads(helper: cst.FunctionDef, analyzer, resolver, aliases: dict,
                   builds_layers: bool) -> tuple[set[str], set[str]]:
     reads, calls = set(), set()
-    converted = (Category.LAYER, Category.RNN_CELL, Category.RNN_RUN)  # built once by the conversion
+    converted = (Category.LAYER, Category.RNN_CELL, Category.RNN_RUN,  # built once by the conversion
+                 Category.SCOPE)  # only named what is now built outside (unwrapped: _graph_layer_helpers.py)
     allowed = (None, Category.OP, Category.PYTHON, Category.INITIALIZER) + (converted if builds_layers else ())
     for node in walk(helper.body):
         if isinstance(node, cst.Call):

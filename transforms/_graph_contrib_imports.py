@@ -1,6 +1,7 @@
-"""`from tensorflow.contrib import layers` / `import tensorflow.contrib.layers as layers`: once the graph
-rewrite has turned every contrib layer into Keras, the import binds nothing the program reads, and it
-would fail on TF2 (there is no tf.contrib). Such imports go; one whose name is still read stays."""
+"""`from tensorflow.contrib import layers` / `import tensorflow.contrib.layers as layers` / `slim =
+tf.contrib.slim`: once the graph rewrite has turned every contrib layer into Keras, the import or alias
+binds nothing the program reads, and it would fail on TF2 (there is no tf.contrib). Such lines go; one
+whose name is still read stays."""
 from __future__ import annotations
 
 import libcst as cst
@@ -12,15 +13,47 @@ _CONTRIB = "tensorflow.contrib"
 
 
 def drop_unused_contrib_imports(body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
-    read = {name.value for statement in body if not _is_import_line(statement) for name in load_names(statement)}
+    tf_modules = _tensorflow_aliases(body)
+    aliases = {id(statement) for statement in body if _contrib_alias(statement, tf_modules)}
+    read = {name.value for statement in body if not _is_import_line(statement) and id(statement) not in aliases
+            for name in load_names(statement)}
     kept = []
     for statement in body:
+        if id(statement) in aliases and _contrib_alias(statement, tf_modules) not in read:
+            continue
         if _is_import_line(statement):
             statement = _without_unused(statement, read)
             if statement is None:
                 continue
         kept.append(statement)
     return kept
+
+
+def _tensorflow_aliases(body: list[cst.BaseStatement]) -> set[str]:
+    """Names the module imports TensorFlow's root module as (`tf` for `import tensorflow as tf`)."""
+    found = set()
+    for statement in body:
+        if not _is_import_line(statement):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    if dotted_name(alias.name) in ("tensorflow", "tensorflow.compat.v1"):
+                        found.add(alias.asname.name.value if alias.asname else "tensorflow")
+    return found
+
+
+def _contrib_alias(statement: cst.BaseStatement, tf_modules: set[str]) -> str | None:
+    """The name a `slim = tf.contrib.slim` line binds (a contrib module under another name), else None."""
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+        return None
+    small = statement.body[0]
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)):
+        return None
+    head, _, rest = dotted_name(small.value).partition(".")
+    if head in tf_modules and (rest == "contrib" or rest.startswith("contrib.")):
+        return small.targets[0].target.value
+    return None
 
 
 def _is_import_line(statement: cst.BaseStatement) -> bool:

@@ -9,7 +9,12 @@ from libcst.metadata import ScopeProvider
 
 from transforms._graph_api import Category
 from transforms._graph_layers import LayerUse
-from transforms._graph_syntax import Refusal, load_names, walk
+from transforms._graph_syntax import Refusal, bind_arguments, code, is_literal, load_names, replace_nodes, walk
+
+# tf.variable_scope's parameters; tf.name_scope(name, default_name, values) binds the same first three.
+_SCOPE_PARAMETERS = ["name_or_scope", "default_name", "values", "initializer", "regularizer", "caching_device",
+                     "partitioner", "custom_getter", "reuse", "dtype", "use_resource", "constraint",
+                     "auxiliary_name_scope"]
 
 
 def is_layer_helper(helper: cst.FunctionDef, analyzer) -> bool:
@@ -23,16 +28,50 @@ def convert_layer_helper(scanner, helper: cst.FunctionDef, call: cst.Call) -> li
     if name in scanner.converted_helpers:
         raise Refusal(call, f"'{name}' builds layers and is called more than once (each call built new ones)")
     scanner.converted_helpers.add(name)
+    scanner.helper_scope_blocks += _scope_blocks(scanner, helper)
     arguments = _call_site_arguments(helper, call)
+    constants = _literal_parameters(helper, arguments)
     uses = []
     for node in walk(helper.body):
         if isinstance(node, cst.Call) and scanner.analyzer.category(node.func)[1] is Category.LAYER:
             use = scanner.layers.convert(node, scanner.analyzer.category(node.func)[0])
-            _check_construction(scanner, helper, node, use)
+            _check_construction(scanner, helper, node, use, constants)
+            use.construction = _substituted(use.construction, constants)
             use.check_arguments = {key: arguments.get(value.value, value) if isinstance(value, cst.Name) else value
                                    for key, value in use.call_arguments.items()}
             uses.append(use)
     return uses
+
+
+def _scope_blocks(scanner, helper: cst.FunctionDef) -> list[cst.With]:
+    """`with tf.variable_scope("LeNet"):` / `tf.name_scope` blocks in a model function: they only named
+    the variables and ops, and the variables are now the layers' own, built outside the function, so
+    the blocks are unwrapped (scopes that change what is built, such as `reuse` or `initializer`, are
+    refused)."""
+    blocks = []
+    items = {id(item.item): node for node in walk(helper.body) if isinstance(node, cst.With) for item in node.items}
+    for node in walk(helper.body):
+        if not (isinstance(node, cst.Call) and scanner.analyzer.category(node.func)[1] is Category.SCOPE):
+            continue
+        block = items.get(id(node))
+        if block is None or len(block.items) != 1 or block.items[0].asname is not None:
+            raise Refusal(node, f"a scope in '{helper.name.value}' that is not the only item of its `with`")
+        bound = bind_arguments(node, _SCOPE_PARAMETERS, "scope")
+        extra = set(bound) - {"name_or_scope", "default_name", "values"}
+        if extra:
+            raise Refusal(node, f"a scope with {sorted(extra)[0]}= in '{helper.name.value}' changes the layers "
+                                "it builds")
+        blocks.append(block)
+    return blocks
+
+
+def unwrapped_scope(block: cst.With) -> cst.FlattenSentinel:
+    """The statements of a scope block, in place of the block (its leading comments kept)."""
+    body = block.body
+    statements = [cst.SimpleStatementLine(body=body.body)] if isinstance(body, cst.SimpleStatementSuite) \
+        else list(body.body)
+    statements[0] = statements[0].with_changes(leading_lines=[*block.leading_lines, *statements[0].leading_lines])
+    return cst.FlattenSentinel(statements)
 
 
 def _call_site_arguments(helper: cst.FunctionDef, call: cst.Call) -> dict[str, cst.BaseExpression]:
@@ -49,13 +88,42 @@ def _call_site_arguments(helper: cst.FunctionDef, call: cst.Call) -> dict[str, c
     return bound
 
 
-def _check_construction(scanner, helper: cst.FunctionDef, call: cst.Call, use: LayerUse) -> None:
-    """Layer settings are evaluated once, outside the function: they must not read its locals."""
+def _literal_parameters(helper: cst.FunctionDef, arguments: dict) -> dict[str, cst.BaseExpression]:
+    """Parameters that hold a literal at the one call (passed, or left at a literal default) and that the
+    function never rebinds: layer settings may read them, as that literal."""
+    rebound = {name.value for node in walk(helper.body) if isinstance(node, (cst.AssignTarget, cst.AugAssign))
+               for name in walk(node.target) if isinstance(name, cst.Name)}
+    constants = {}
+    for param in helper.params.params:
+        value = arguments.get(param.name.value, param.default)
+        if value is not None and is_literal(value) and param.name.value not in rebound:
+            constants[param.name.value] = value
+    return constants
+
+
+def _substituted(construction: str, constants: dict[str, cst.BaseExpression]) -> str:
+    """A layer construction with the function's literal parameters replaced by their values."""
+    tree = cst.parse_expression(construction)
+    replacements = {id(name): (lambda _, value=constants[name.value]: value)
+                    for name in load_names(tree) if name.value in constants}
+    return code(replace_nodes(tree, replacements))
+
+
+def _check_construction(scanner, helper: cst.FunctionDef, call: cst.Call, use: LayerUse,
+                        constants: dict[str, cst.BaseExpression]) -> None:
+    """Layer settings are evaluated once, outside the function: they must not read its locals (other
+    than parameters holding a literal at the one call)."""
     passed = {id(node) for node in [*use.inputs, *use.call_arguments.values()]}
     for arg in call.args:
         if id(arg.value) in passed:
             continue
         for name in load_names(arg.value):
             scope = scanner.resolver.transform.get_metadata(ScopeProvider, name, None)
+            if name.value in constants and _is_parameter(helper, name.value):
+                continue
             if scope is not None and getattr(scope, "node", None) is helper and name.value in scope.assignments:
                 raise Refusal(name, f"layer settings in '{helper.name.value}' depend on its local '{name.value}'")
+
+
+def _is_parameter(helper: cst.FunctionDef, name: str) -> bool:
+    return any(param.name.value == name for param in helper.params.params)

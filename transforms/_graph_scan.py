@@ -44,6 +44,7 @@ class GraphScanner:
         self.helper_defs: dict[str, cst.FunctionDef] = {}
         self.converted_helpers: set[str] = set()     # model functions whose layers were built once
         self.helper_layer_uses: list[LayerUse] = []
+        self.helper_scope_blocks: list[cst.With] = []  # scope blocks in model functions, unwrapped
         self.module_layers: dict[str, list[LayerUse]] = {}  # module-level model function -> its layers
         self.helper_rewrites: dict = {}  # node id -> replacement maker, in functions running RNNs
         self.module_helpers: dict[str, ModuleHelper] = {}  # functions with variables -> their tf.Module

@@ -18,7 +18,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProv
 from migrate.findings import Finding, Severity
 from transforms._graph_syntax import forget_children
 from transforms._imports import ImportRequest, add_imports
-from transforms.qualnames import canonical_tf_name, module_aliases
+from transforms.qualnames import canonical_tf_name, module_aliases, unaliased
 
 FINDINGS_KEY = "tf_migrate.findings"
 RUN_SITES_KEY = "tf_migrate.run_sites"
@@ -98,7 +98,7 @@ class TFTransform(cst.CSTTransformer):
             self._aliases = module_aliases(self._module, self._canonical_of)
         head, _, rest = qualified_name.partition(".")
         target = self._aliases.get(head)
-        return None if target is None else (f"{target}.{rest}" if rest else target)
+        return None if target is None else unaliased(f"{target}.{rest}" if rest else target)
 
     def _canonical_of(self, node: cst.CSTNode) -> str | None:
         names = {canonical_tf_name(q.name) for q in self.get_metadata(QualifiedNameProvider, node, set())}

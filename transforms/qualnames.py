@@ -12,6 +12,8 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from transforms.tables import slim_table
+
 _ROOTS: tuple[tuple[str, str], ...] = (
     ("tensorflow.compat.v1", "tf"),
     ("tf_slim", "tf.contrib.slim"),
@@ -27,8 +29,16 @@ def canonical_tf_name(qualified_name: str) -> str | None:
         if qualified_name == root:
             return replacement
         if qualified_name.startswith(root + "."):
-            return replacement + qualified_name[len(root):]
+            return unaliased(replacement + qualified_name[len(root):])
     return None
+
+
+def unaliased(canonical: str) -> str:
+    """`tf.contrib.slim.conv2d` is the function `tf.contrib.layers.conv2d` (slim re-exports
+    contrib.layers): one canonical name, so the tables need one entry per layer."""
+    if not canonical.startswith("tf.contrib.slim."):
+        return canonical
+    return slim_table().get("layer_aliases", {}).get(canonical, canonical)
 
 
 def mentions_tensorflow(source: str) -> bool:

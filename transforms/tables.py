@@ -114,6 +114,12 @@ def passes_tf2_keyword(call, canonical: str | None) -> bool:
 
 
 @lru_cache(maxsize=1)
+def slim_table() -> dict:
+    """tf-slim's arg_scope ops and the slim names that are contrib.layers functions (slim.json)."""
+    return _load("slim.json")
+
+
+@lru_cache(maxsize=1)
 def keyword_table() -> KeywordTable:
     data = _load("keywords.json")
     functions = {name: FunctionSpec.from_json(name, spec)
