@@ -16,7 +16,7 @@ from migrate.harness.verify import Settings, run_legacy, verify_migrated
 
 ROOT = Path(__file__).resolve().parent.parent
 LEGACY = ROOT / "legacy_examples" / "core_batch_norm.py"
-TRAIN_LINE = 31  # core_batch_norm.py: sess.run([train_op, loss], ...) in the 6-step loop
+TRAIN_LINE = 33  # core_batch_norm.py: sess.run([train_op, loss], ...) in the 6-step loop
 SETTINGS = Settings(steps=50, timeout_s=300)
 
 

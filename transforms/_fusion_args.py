@@ -2,7 +2,10 @@
 
 An argument is either loop-invariant (its names are bound neither by the loop nor its body), or a
 batch: an invariant array sliced along its first axis by an index computed from the loop variable
-with integer arithmetic (`X[i * B:(i + 1) * B]`, or `X[batch]` after `batch = slice(a, b)`).
+with integer arithmetic (`X[i * B:(i + 1) * B]`, or `X[batch]` after `batch = slice(a, b)`), or
+gathered by a batch of an invariant index array (`X[batch]` after `batch = order[a:b]`, or
+`X[order[a:b]]`: NumPy's integer-array indexing, `tf.gather` in the graph; the transform then checks
+that the index array holds integers, see `fuse_step_loops`).
 Such index statements before the call are copied into the graph loop, where the loop variable is a
 tensor: integer `+ - * // %`, `len(array)` and `slice(...)` mean the same there; anything else (floats,
 `**`, other calls) may not, and is refused.
@@ -25,6 +28,7 @@ class ArgumentFacts:
 
     sliced: list[str] = field(default_factory=list)
     whole: list[str] = field(default_factory=list)
+    indices: list[str] = field(default_factory=list)  # invariant arrays whose batches index others
     uses_loop_var: bool = False
 
 
@@ -87,12 +91,31 @@ class IndexChecker:
         elif isinstance(index, cst.Index) and isinstance(index.value, cst.Name) \
                 and self.is_slice_value(self.per_step.get(index.value.value)):
             bounds = [a.value for a in self.per_step[index.value.value].args]
+        elif self.gathering_index(index) is not None:
+            rows = self.gathering_index(index)
+            problem = problem or self.batch(rows)
+            if problem is None:
+                self.facts.sliced.append(node.value.value)
+                self.facts.indices.append(rows.value.value)
+            return problem
         else:
             return "indexes an array with something other than a slice of steps"
         problem = problem or next((p for p in map(self.integer, bounds) if p), None)
         if problem is None:
             self.facts.sliced.append(node.value.value)
         return problem
+
+    def gathering_index(self, index: cst.BaseSlice) -> cst.Subscript | None:
+        """The batch of an index array that `index` is (`order[a:b]`, or a name bound to it), or None."""
+        if not isinstance(index, cst.Index):
+            return None
+        value = index.value
+        if isinstance(value, cst.Name):
+            value = self.per_step.get(value.value)
+        if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name) and len(value.slice) == 1 \
+                and isinstance(value.slice[0].slice, cst.Slice) and value.slice[0].slice.step is None:
+            return value
+        return None
 
     def argument(self, node: cst.BaseExpression) -> str | None:
         """An argument of the step call: an invariant value or a batch."""

@@ -27,6 +27,7 @@ import libcst as cst
 from transforms._fusion_names import loop_function_name, outputs_name, rows_name
 from transforms._fusion_params import values_name
 from transforms._fusion_body import replayed_work
+from transforms._fusion_scan import names_read
 from transforms._fusion_plan import Plan
 
 GRAPH_LOCALS = frozenset({"first", "stop", "index", "outputs", "step_outputs"})
@@ -89,14 +90,40 @@ def fused_function(plan: Plan, loop: cst.For, tf: str) -> str:
         offset = "" if start == "0" else f"{start} + "
         lines.append(f"        {loop.target.value} = {offset}index{stride}")
     lines += [f"        {name} = {values_name(name)}[{counter}]" for name, _ in plan.scheduled]
-    lines += ["        " + code(statement).strip() for statement in plan.copied]
+    lines += ["        " + graph_code(plan, statement, tf).strip() for statement in plan.copied]
     if pairs:
-        lines.append(f"        step_outputs = {code(plan.call)}")
+        lines.append(f"        step_outputs = {graph_code(plan, plan.call, tf)}")
         lines += [f"        {ta} = {ta}.write({counter} - first, step_outputs{key})" for key, ta in pairs]
         lines.append(f"    return {structure(plan, lambda key, ta: ta + '.stack()')}")
     else:
-        lines.append(f"        {code(plan.call)}")
+        lines.append(f"        {graph_code(plan, plan.call, tf)}")
     return "\n".join(lines) + "\n"
+
+
+def graph_code(plan: Plan, node: cst.CSTNode, tf: str) -> str:
+    """`node` as the graph loop runs it: NumPy's integer-array indexing of a batch, `X[order[a:b]]`
+    (or `X[batch]` after `batch = order[a:b]`), written `tf.gather(X, ...)` (tensors index only by slices)."""
+    if not plan.index_arrays:
+        return code(node)
+    indices = set(plan.index_arrays)
+    names = {s.body[0].targets[0].target.value for s in plan.copied
+             if isinstance(s.body[0].value, cst.Subscript) and _slices_of(s.body[0].value, indices)}
+
+    class Gathers(cst.CSTTransformer):
+        def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+            if len(updated.slice) != 1 or not isinstance(updated.slice[0].slice, cst.Index):
+                return updated
+            index = updated.slice[0].slice.value
+            if not ((isinstance(index, cst.Name) and index.value in names) or _slices_of(index, indices)):
+                return updated
+            return cst.parse_expression(f"{tf}.gather({code(updated.value)}, {code(index)})")
+
+    return code(node.visit(Gathers()))
+
+
+def _slices_of(node: cst.BaseExpression, arrays: set[str]) -> bool:
+    return isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value in arrays \
+        and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice)
 
 
 def _start_and_stride(iterable: cst.Call) -> tuple[str, str]:
@@ -140,8 +167,10 @@ def rows_binding(plan: Plan, tf: str) -> str:
     return f"{rows_name(plan.step.name)} = " + structure(plan, lambda key, ta: f"{tf}.unstack({outputs}{key})")
 
 
-def replay_loop(plan: Plan, loop: cst.For) -> cst.For | None:
-    """The original loop with the step call replaced by its stacked outputs' row (None if empty)."""
+def replay_loop(plan: Plan, loop: cst.For, unused: frozenset[str] = frozenset()) -> cst.For | None:
+    """The original loop with the step call replaced by its stacked outputs' row (None if empty).
+    Index statements the graph loop computed whose names are in `unused` (read nowhere outside the
+    loop) are left out when nothing left in the loop reads them."""
     simple = len(loop.iter.args) == 1 and loop.target.value != "_"
     row = loop.target.value if simple else REPLAY_INDEX
     body = list(loop.body.body)
@@ -154,6 +183,12 @@ def replay_loop(plan: Plan, loop: cst.For) -> cst.For | None:
         assign = statement.body[0].with_changes(value=cst.parse_expression(value))
         body[plan.call_index] = statement.with_changes(body=[assign])
     body = [s for s in body if s not in plan.run_once]  # they ran once, before the steps
+    while True:
+        idle = [s for s in body if s in plan.copied and s.body[0].targets[0].target.value in unused
+                and not any(s.body[0].targets[0].target.value in names_read(other) for other in body if other is not s)]
+        if not idle:
+            break
+        body = [s for s in body if s not in idle]
     if not body:
         return None
     replay = loop.with_changes(body=loop.body.with_changes(body=body), leading_lines=[])

@@ -32,6 +32,7 @@ from transforms._fusion_params import loop_params
 from transforms._fusion_scan import Outputs, calls_in, leaving_statement, names_bound
 
 NO_STEP_CALL = "loop body calls no step function"
+INDEX_SPEC = "tf.TensorSpec([None], tf.int64)"  # an index array (`order`, for `X[order[a:b]]`)
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class Plan:
     uses_loop_var: bool
     evaluations: tuple[cst.If, ...] = ()  # `if <schedule>:` blocks run between chunks of steps
     run_once: tuple[cst.SimpleStatementLine, ...] = ()  # invariant bindings, run before the steps instead
+    index_arrays: tuple[str, ...] = ()  # invariant integer arrays whose batches gather the step's batches
 
 
 def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
@@ -106,8 +108,13 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
     params = loop_params(call, step, per_step, set(scheduled))
     if isinstance(params, str):
         return params
+    indices = tuple(dict.fromkeys(checker.facts.indices))
+    clash = sorted(set(indices) & {name for name, _ in params})
+    if clash:
+        return f"`{clash[0]}` is fed to the step and also indexes its batches"
+    params += tuple((name, cst.parse_expression(INDEX_SPEC)) for name in indices)
     return Plan(step, call, index, tuple(copied), tuple(scheduled.items()), params,
-                checker.facts.uses_loop_var or bool(scheduled), tuple(evaluations), tuple(run_once))
+                checker.facts.uses_loop_var or bool(scheduled), tuple(evaluations), tuple(run_once), indices)
 
 
 def _is_range(node: cst.BaseExpression) -> bool:

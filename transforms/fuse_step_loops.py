@@ -52,6 +52,7 @@ class FuseStepLoops(TFTransform):
 
     def visit_Module(self, node: cst.Module) -> None:
         self.facts: ModuleFacts = collect_facts(node, self.tf_names, self._qualified)
+        self.module = node
         self.plans: dict[cst.For, Plan] = {}
         self.counts = Counter(names_read(node))
         self.taken = set(self.counts)
@@ -92,7 +93,8 @@ class FuseStepLoops(TFTransform):
                            self.facts.opaque)
         if plan == NO_STEP_CALL or (isinstance(plan, str) and self._in_graph(node)):
             return  # not a step loop, or already a graph loop (a multi-step function's own)
-        problem = plan if isinstance(plan, str) else (self._name_clash(plan) or self._run_once_problem(plan, node) or (
+        problem = plan if isinstance(plan, str) else (
+            self._name_clash(plan) or self._run_once_problem(plan, node) or self._index_arrays_problem(plan) or (
             self._replay_problem(node) if plan.evaluations and replays_work(plan, node) else
             self._outputs_problem(plan, node) if plan.evaluations else self._loop_var_problem(plan, node)))
         anchor = problem or self._anchor(plan, node)
@@ -148,11 +150,49 @@ class FuseStepLoops(TFTransform):
         return f"the step call reads `{clash[0]}`, a name the graph loop uses" if clash else None
 
     def _loop_var_problem(self, plan: Plan, loop: cst.For) -> str | None:
-        """Without per-step Python work no loop is left to bind the loop variable: it must be unused."""
+        """Without per-step Python work no loop is left to bind the loop variable: it must be unused
+        elsewhere, but for the bodies of other loops binding it first (`for start in ...` again)."""
         name = loop.target.value
-        if replay_loop(plan, loop) is None and self.counts[name] > Counter(names_read(loop))[name]:
+        if replay_loop(plan, loop, self._unused(plan, loop)) is None and \
+                reads_outside_rebinding_loops(self.module, name) > 0:
             return f"no Python work is left in the loop, but `{name}` is used after it"
         return None
+
+    def _unused(self, plan: Plan, loop: cst.For) -> frozenset[str]:
+        """Names of the index statements the graph loop computes that nothing outside the loop reads."""
+        inside = Counter(names_read(loop))
+        names = {s.body[0].targets[0].target.value for s in plan.copied}
+        return frozenset(name for name in names if self.counts[name] == inside[name])
+
+    def _index_arrays_problem(self, plan: Plan) -> str | None:
+        """An array whose batches index the step's (`X[order[a:b]]`) must hold integers, as a
+        permutation does: NumPy would read a boolean or float array otherwise, the graph converts
+        it to the int64 of its signature. Every binding of it (and of its generator) must say so."""
+        parameters = set().union(*(parameter_names(s) for s in self.scopes if isinstance(s, cst.FunctionDef)))
+        for name in plan.index_arrays:
+            found = assignments_of(self.module, name)
+            values = [a.value for a in found if a is not None]
+            if name in parameters or not found or len(values) < len(found) or \
+                    not all(self._is_permutation(v, parameters) for v in values):
+                return (f"`{name}` indexes the step's batches, but is not a permutation of integers "
+                        "(`rng.permutation(len(x))`) wherever it is bound")
+        return None
+
+    def _is_permutation(self, value: cst.BaseExpression, parameters: set[str]) -> bool:
+        """`np.random.permutation(n)`, or `rng.permutation(n)` with `rng` a NumPy random generator,
+        of an integer `n` (`len(x)`, `x.shape[0]`, a literal): an int64 array of 0..n-1."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value == "permutation" and len(value.args) == 1
+                and not value.args[0].keyword and not value.args[0].star and is_count(value.args[0].value)):
+            return False
+        if "numpy.random.permutation" in self._qualified(value.func):
+            return True
+        source = value.func.value
+        if not isinstance(source, cst.Name) or source.value in parameters:
+            return False
+        found = assignments_of(self.module, source.value)
+        return bool(found) and all(a is not None and isinstance(a.value, cst.Call) and self._qualified(a.value.func) & {
+            "numpy.random.RandomState", "numpy.random.default_rng"} for a in found)
 
     def _run_once_problem(self, plan: Plan, loop: cst.For) -> str | None:
         """Run once before the steps, the invariant bindings happen even if the loop runs no step:
@@ -196,7 +236,7 @@ class FuseStepLoops(TFTransform):
         elif plan is not None:
             before = [cst.parse_statement(line + "\n") for line in schedules(plan, original)]
             call = cst.parse_statement(fused_call(plan, original) + "\n")
-            replay = replay_loop(plan, original)
+            replay = replay_loop(plan, original, self._unused(plan, original))
             rows = [cst.parse_statement(rows_binding(plan, "tf") + "\n")] if reads_rows(plan, original) else []
             statements = [*before, *plan.run_once, call, *rows] + ([replay] if replay is not None else [])
             statements[0] = statements[0].with_changes(
@@ -227,6 +267,91 @@ def literal_integer(node: cst.BaseExpression) -> int | None:
         value = literal_integer(node.expression)
         return None if value is None else -value
     return node.evaluated_value if isinstance(node, cst.Integer) else None
+
+
+def is_count(node: cst.BaseExpression) -> bool:
+    """A non-negative integer: a literal, `len(x)` or `x.shape[k]`."""
+    if isinstance(node, cst.Integer):
+        return True
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len":
+        return len(node.args) == 1 and not node.args[0].star and not node.args[0].keyword
+    return (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute)
+            and node.value.attr.value == "shape" and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index) and isinstance(node.slice[0].slice.value, cst.Integer))
+
+
+def assignments_of(module: cst.Module, name: str) -> list[cst.Assign | None]:
+    """Every binding of `name` anywhere in `module`: the `name = value` assignments, None for any other
+    kind (a loop target, a tuple target, `+=`, a walrus, an import, a parameter, a definition, ...)."""
+    found: list[cst.Assign | None] = []
+
+    def other(binds: bool) -> None:
+        if binds:
+            found.append(None)
+
+    class Finder(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if name in names_bound([node]):
+                plain = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
+                found.append(node if plain else None)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            other(name in names_bound([node]))
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            other(name in names_bound([node]))
+
+        def visit_For(self, node: cst.For) -> None:
+            other(name in set(names_read(node.target)))
+
+        def visit_CompFor(self, node: cst.CompFor) -> None:
+            other(name in set(names_read(node.target)))
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            other(name in set(names_read(node.target)))
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            other(name in set(names_read(node.name)))
+
+        def visit_Param(self, node: cst.Param) -> None:
+            other(node.name.value == name)
+
+        def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+            other(node.asname is None and isinstance(node.name, cst.Name) and node.name.value == name)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            other(node.name.value == name)
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            other(node.name.value == name)
+
+    module.visit(Finder())
+    return found
+
+
+def reads_outside_rebinding_loops(module: cst.Module, name: str) -> int:
+    """Reads of `name` in `module` other than those in the body of a `for` loop whose target is
+    `name` (the loop binds it before its body can read it)."""
+    reads = [0]
+
+    class Finder(cst.CSTVisitor):
+        def visit_For(self, node: cst.For) -> bool:
+            if isinstance(node.target, cst.Name) and node.target.value == name:
+                node.iter.visit(self)
+                if node.orelse is not None:
+                    node.orelse.visit(self)
+                return False
+            return True
+
+        def visit_Name(self, node: cst.Name) -> None:
+            reads[0] += node.value == name
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)
+            return False
+
+    module.visit(Finder())
+    return reads[0]
 
 
 def outside_names(plan: Plan, loop: cst.For) -> set[str]:
