@@ -132,19 +132,30 @@ def replayed_work(body, index: int, copied, evaluations) -> list:
     return [s for s in body if s is not body[index] and s not in evaluations and s not in copied]
 
 
+def evaluation_first(body, index: int, copied, evaluation: cst.If) -> bool:
+    """Whether the evaluation runs before the step call, as the first thing each step does (after
+    the index statements the graph computes): it then sees the model before that step."""
+    position = body.index(evaluation)
+    return position < index and all(s in copied for s in body[:position])
+
+
 def evaluation_problem(body, index: int, copied, evaluations, checker: IndexChecker,
                        opaque: set[str]) -> str | None:
     """Why the steps cannot run in chunks up to each step where the evaluation runs, or None.
 
-    The evaluation must be one `if` after the step call, on a test of the loop variable and
-    invariants alone, so that it can be told before the steps run (`opaque` names, which may hold
-    TensorFlow objects, are not invariants); other Python work of the loop must come before it (it is
-    replayed step by step after each chunk, then the evaluation runs, as in the original order); the
-    index values exist only in the graph, so the evaluation must not read them."""
-    if len(evaluations) != 1 or body.index(evaluations[0]) < index:
+    The evaluation must be one `if` on a test of the loop variable and invariants alone, so that it
+    can be told before the steps run (`opaque` names, which may hold TensorFlow objects, are not
+    invariants). It comes after the step call, the loop's other Python work before it (replayed step
+    by step after each chunk, then the evaluation runs, as in the original order), or first in the
+    body, before the step call (the chunk then stops before the evaluation's own step); the index
+    values exist only in the graph, so the evaluation must not read them."""
+    if len(evaluations) != 1:
         return "loop body calls tf.functions twice per step (e.g. an evaluation reading the weights mid-training)"
     evaluation = evaluations[0]
-    if replayed_work(body, index, copied, evaluations) and body[-1] is not evaluation:
+    first = evaluation_first(body, index, copied, evaluation)
+    if body.index(evaluation) < index and not first:
+        return "loop body does Python work before an evaluation that precedes the step call"
+    if not first and replayed_work(body, index, copied, evaluations) and body[-1] is not evaluation:
         return "loop body does Python work after its evaluation"
     if not checker.condition(evaluation.test) or set(names_read(evaluation.test)) & opaque:
         return "the evaluation runs on a test of more than the loop variable and invariants"

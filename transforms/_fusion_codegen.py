@@ -26,7 +26,7 @@ import libcst as cst
 
 from transforms._fusion_names import loop_function_name, outputs_name, rows_name
 from transforms._fusion_params import values_name
-from transforms._fusion_body import replayed_work
+from transforms._fusion_body import evaluation_first, replayed_work
 from transforms._fusion_scan import names_read
 from transforms._fusion_plan import Plan
 
@@ -206,6 +206,18 @@ def chunk_start_name(plan: Plan) -> str:
     return plan.step.name + "_first"
 
 
+def chunk_stop_name(plan: Plan) -> str:
+    """The end of a chunk whose replay rebinds the loop variable before an evaluation that comes
+    first in the loop body (the evaluation then sees the loop variable's value again)."""
+    return plan.step.name + "_stop"
+
+
+def evaluates_first(plan: Plan, loop: cst.For) -> bool:
+    """Whether the loop's evaluation comes before its step call (see `evaluation_first`)."""
+    return evaluation_first(list(loop.body.body), plan.call_index, [*plan.copied, *plan.run_once],
+                            plan.evaluations[0])
+
+
 def chunked_loop(plan: Plan, loop: cst.For, updated: cst.For) -> list[cst.BaseStatement]:
     """The loop with its steps run in chunks: at each step where the evaluation runs, the steps up
     to it first (one multi-step call), then the evaluation, seeing what it saw; the rest after.
@@ -217,6 +229,9 @@ def chunked_loop(plan: Plan, loop: cst.For, updated: cst.For) -> list[cst.BaseSt
                 train_step_first = i + 1
                 print(compute_loss(x, y).numpy())
         train_step_loop(train_step_first, 30, x, y)
+
+    An evaluation before the step call runs before its own step: its chunk stops there
+    (`train_step_loop(train_step_first, i, x, y)`), and nothing binds the step's outputs for it.
     """
     if replays_work(plan, loop):
         return chunked_replay(plan, loop, updated)
@@ -225,16 +240,17 @@ def chunked_loop(plan: Plan, loop: cst.For, updated: cst.For) -> list[cst.BaseSt
     args = "".join(f", {param}" for param, _ in plan.params)
     name = loop_function_name(plan.step.name)
     statement = loop.body.body[plan.call_index]
-    chunk = f"{name}({start}, {row} + 1{args})"
-    lines = [chunk if isinstance(statement.body[0], cst.Expr) else f"{outputs_name(plan.step.name)} = {chunk}",
-             f"{start} = {row} + 1"]
-    if not isinstance(statement.body[0], cst.Expr):  # the evaluation's step's own outputs: the last row
+    first = evaluates_first(plan, loop)
+    stop = row if first else f"{row} + 1"
+    chunk = f"{name}({start}, {stop}{args})"
+    bare = first or isinstance(statement.body[0], cst.Expr)
+    lines = [chunk if bare else f"{outputs_name(plan.step.name)} = {chunk}", f"{start} = {stop}"]
+    if not bare:  # the evaluation's step's own outputs: the last row
         value = structure(plan, lambda key, ta: f"{outputs_name(plan.step.name)}{key}[-1]") \
             if plan.step.outputs.kind != "none" else "None"
         lines.append(f"{code(statement.body[0].targets[0].target)} = {value}")
     evaluation = updated.body.body[list(loop.body.body).index(plan.evaluations[0])]  # nested rewrites kept
-    body = [cst.parse_statement(line + "\n") for line in lines] + list(evaluation.body.body)
-    evaluation = evaluation.with_changes(body=evaluation.body.with_changes(body=body))
+    evaluation = _with_chunk(evaluation, [cst.parse_statement(line + "\n") for line in lines])
     chunked = updated.with_changes(body=updated.body.with_changes(body=[evaluation]), leading_lines=[])
     if not simple:
         header = cst.parse_expression(f"({REPLAY_INDEX}, {loop.target.value})")
@@ -242,6 +258,15 @@ def chunked_loop(plan: Plan, loop: cst.For, updated: cst.For) -> list[cst.BaseSt
                                        iter=cst.parse_expression(f"enumerate({code(loop.iter)})"))
     last = f"{name}({start}, {step_count(loop)}{args})"
     return [cst.parse_statement(f"{start} = 0\n"), chunked, cst.parse_statement(last + "\n")]
+
+
+def _with_chunk(evaluation: cst.If, chunk: list[cst.BaseStatement]) -> cst.If:
+    """The evaluation running `chunk` first; comment lines opening its body stay right after the `if`."""
+    body = list(evaluation.body.body)
+    if isinstance(body[0], (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and body[0].leading_lines:
+        chunk = [chunk[0].with_changes(leading_lines=body[0].leading_lines), *chunk[1:]]
+        body[0] = body[0].with_changes(leading_lines=[])
+    return evaluation.with_changes(body=evaluation.body.with_changes(body=chunk + body))
 
 
 def replays_work(plan: Plan, loop: cst.For) -> bool:
@@ -265,11 +290,27 @@ def chunked_replay(plan: Plan, loop: cst.For, updated: cst.For) -> list[cst.Base
                 train_step_first = i + 1
                 print(compute_loss(x, y).numpy())
         ...the same for the steps after the last evaluation
+
+    An evaluation before the step call runs before its own step: the chunk stops there, and since
+    the replay rebinds the loop variable, its value comes back from the chunk's end:
+
+            if i % 10 == 0:
+                train_step_stop = i
+                train_step_outputs = train_step_loop(train_step_first, train_step_stop, x, y)
+                ...replay over range(train_step_first, train_step_stop)
+                i = train_step_first = train_step_stop
+                print(compute_loss(x, y).numpy())
     """
     variable, start = loop.target.value, chunk_start_name(plan)
     evaluation = updated.body.body[list(loop.body.body).index(plan.evaluations[0])]  # nested rewrites kept
-    chunk = _chunk_with_replay(plan, loop, f"{variable} + 1") + [cst.parse_statement(f"{start} = {variable} + 1\n")]
-    evaluation = evaluation.with_changes(body=evaluation.body.with_changes(body=chunk + list(evaluation.body.body)))
+    if evaluates_first(plan, loop):
+        stop = chunk_stop_name(plan)
+        chunk = [cst.parse_statement(f"{stop} = {variable}\n"), *_chunk_with_replay(plan, loop, stop),
+                 cst.parse_statement(f"{variable} = {start} = {stop}\n")]
+    else:
+        chunk = _chunk_with_replay(plan, loop, f"{variable} + 1") + [
+            cst.parse_statement(f"{start} = {variable} + 1\n")]
+    evaluation = _with_chunk(evaluation, chunk)
     chunked = updated.with_changes(body=updated.body.with_changes(body=[evaluation]), leading_lines=[])
     return [cst.parse_statement(f"{start} = 0\n"), chunked, *_chunk_with_replay(plan, loop, step_count(loop))]
 

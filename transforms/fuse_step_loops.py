@@ -28,7 +28,9 @@ from transforms._fusion_codegen import (
     GRAPH_LOCALS,
     REPLAY_INDEX,
     chunk_start_name,
+    chunk_stop_name,
     chunked_loop,
+    evaluates_first,
     fused_call,
     fused_function,
     reads_rows,
@@ -140,7 +142,7 @@ class FuseStepLoops(TFTransform):
 
     def _name_clash(self, plan: Plan) -> str | None:
         generated = {loop_function_name(plan.step.name), outputs_name(plan.step.name), rows_name(plan.step.name),
-                     REPLAY_INDEX, chunk_start_name(plan),
+                     REPLAY_INDEX, chunk_start_name(plan), chunk_stop_name(plan),
                      *(values_name(name) for name, _ in plan.scheduled)}
         clash = sorted(generated & self.taken)
         if clash:
@@ -214,7 +216,8 @@ class FuseStepLoops(TFTransform):
         statement = loop.body.body[plan.call_index]
         targets = names_bound([statement])
         inside = Counter(names_read(loop))
-        seen = Counter(names_read(plan.evaluations[0]))
+        # an evaluation before the step call would see the previous step's outputs: none are bound for it
+        seen = Counter() if evaluates_first(plan, loop) else Counter(names_read(plan.evaluations[0]))
         for name in sorted(targets):
             if self.counts[name] > inside[name] or inside[name] > seen[name] + Counter(names_read(statement))[name]:
                 return f"the step's output `{name}` is read where the evaluation does not run"

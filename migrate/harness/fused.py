@@ -58,7 +58,7 @@ class FusedFunction:
         if not self._warm and stop - first >= 2:
             split = first + max(1, int((stop - first) * self._probe.warmup_fraction))
             bounds = [(first, split), (split, stop)]
-        self._warm = True
+        self._warm = self._warm or stop > first  # an empty chunk (an evaluation at the first step) warms nothing
         parts = []
         for low, high in bounds:
             start = time.perf_counter()
