@@ -199,11 +199,18 @@ class FuseStepLoops(TFTransform):
     def _run_once_problem(self, plan: Plan, loop: cst.For) -> str | None:
         """Run once before the steps, the invariant bindings happen even if the loop runs no step:
         then nothing outside the loop may read their names, unless its range is a non-empty constant."""
-        if not plan.run_once or runs_at_least_once(loop.iter):
+        if not plan.run_once or runs_at_least_once(loop.iter, self._constant):
             return None
         inside = Counter(names_read(loop))
         outside = sorted(name for name in names_bound(plan.run_once) if self.counts[name] > inside[name])
         return outside and f"`{outside[0]}` would be bound even if the loop ran no step, and is used outside it"
+
+    def _constant(self, name: str) -> int | None:
+        """The integer a name always holds: its one binding in the module is `NAME = <integer literal>`."""
+        found = assignments_of(self.module, name)
+        if len(found) == 1 and found[0] is not None and isinstance(found[0].value, cst.Integer):
+            return found[0].value.evaluated_value
+        return None
 
     def _replay_problem(self, loop: cst.For) -> str | None:
         """Replaying Python work over chunks of steps needs the step number: `for i in range(n)`."""
@@ -259,13 +266,16 @@ class FuseStepLoops(TFTransform):
         return cst.FlattenSentinel([*functions, *statements])
 
 
-def runs_at_least_once(iterable: cst.Call) -> bool:
-    """`range(...)` of integer constants that is not empty."""
-    bounds = [literal_integer(arg.value) for arg in iterable.args]
+def runs_at_least_once(iterable: cst.Call, constant=lambda name: None) -> bool:
+    """`range(...)` of integer constants that is not empty; `constant(name)` gives the value of a
+    name that always holds one integer literal (`STEPS = 30`), else None."""
+    bounds = [literal_integer(arg.value, constant) for arg in iterable.args]
     return None not in bounds and 0 not in bounds[2:] and len(range(*bounds)) > 0
 
 
-def literal_integer(node: cst.BaseExpression) -> int | None:
+def literal_integer(node: cst.BaseExpression, constant=lambda name: None) -> int | None:
+    if isinstance(node, cst.Name):
+        return constant(node.value)
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         value = literal_integer(node.expression)
         return None if value is None else -value
