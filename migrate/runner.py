@@ -5,10 +5,11 @@ change nothing. A file that fails either check is reported as failed and left un
 """
 from __future__ import annotations
 
+import difflib
 import os
 import stat
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
@@ -54,17 +55,58 @@ def transform_module(module: cst.Module, options: Options, filename: str = "<str
     context = TransformContext(filename=filename, scratch={"settings": dict(options.settings)})
     code = module.code
     wrapper = original = MetadataWrapper(module)
+    to_input = LineMap()
     for transform_class in selected_transforms(options.select, options.ignore, options.unsafe):
         if not transform_class.applies_to(code):
             continue
+        reported = _reported(context)
         result = transform_class(context).transform_wrapper(wrapper)
+        to_input.relocate(context, reported)
         new_code = result.code
         if new_code != code:
+            to_input.add(code, new_code)
             code, wrapper = new_code, MetadataWrapper(result)
     module = wrapper.module
     findings = tuple(context.scratch.get(FINDINGS_KEY, ()))
     run_sites = tuple(context.scratch.get(RUN_SITES_KEY, ()))
     return CodeOutcome(module, wrapper, original, findings, run_sites)
+
+
+def _reported(context: TransformContext) -> tuple[int, int]:
+    return len(context.scratch.get(FINDINGS_KEY, ())), len(context.scratch.get(RUN_SITES_KEY, ()))
+
+
+class LineMap:
+    """Lines of the code a later transform sees -> lines of the input, so that findings and run sites
+    name the line the user wrote even after an earlier transform added or removed lines (an expanded
+    arg_scope block). A line inside a rewritten region maps to where that region starts."""
+
+    def __init__(self) -> None:
+        self.steps: list[list[int]] = []  # per code change: new line index -> old line index (0-based)
+
+    def add(self, old: str, new: str) -> None:
+        old_lines, new_lines = old.splitlines(), new.splitlines()
+        mapping = [0] * (len(new_lines) + 1)
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes():
+            for j in range(j1, j2):
+                mapping[j] = i1 + (j - j1) if tag == "equal" else i1
+        mapping[len(new_lines)] = len(old_lines)
+        self.steps.append(mapping)
+
+    def line(self, line: int) -> int:
+        index = line - 1
+        for mapping in reversed(self.steps):
+            index = mapping[min(max(index, 0), len(mapping) - 1)]
+        return index + 1
+
+    def relocate(self, context: TransformContext, reported: tuple[int, int]) -> None:
+        """Map what the transform just reported (after `reported` counts) onto input lines."""
+        if not self.steps:
+            return
+        findings = context.scratch.get(FINDINGS_KEY, [])
+        findings[reported[0]:] = [replace(f, line=self.line(f.line)) if f.line else f for f in findings[reported[0]:]]
+        sites = context.scratch.get(RUN_SITES_KEY, [])
+        sites[reported[1]:] = [(self.line(line), name) for line, name in sites[reported[1]:]]
 
 
 def migrate_code(source: str, options: Options = Options(), filename: str = "<string>") -> CodeOutcome:

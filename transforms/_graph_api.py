@@ -40,6 +40,7 @@ class Category(Enum):
     QUEUE_COORDINATOR = "queue-runner coordinator"
     RNN_CELL = "RNN cell"
     RNN_RUN = "RNN over a sequence"
+    REGULARIZATION = "regularization losses"
     LAYER = "layer"
     OPTIMIZER = "optimizer"
     REFUSED_OPTIMIZER = "refused optimizer"
@@ -91,6 +92,7 @@ _NAMED_CATEGORIES = (
     ("queue_coordinators", Category.QUEUE_COORDINATOR),
     ("rnn_cells", Category.RNN_CELL),
     ("rnn_runs", Category.RNN_RUN),
+    ("regularization_losses", Category.REGULARIZATION),
 )
 
 

@@ -14,7 +14,7 @@ import libcst as cst
 
 from transforms._graph_plan import StepFunction
 from transforms._graph_results import fetched_item, in_place_conversion
-from transforms._graph_runs import RunSite
+from transforms._graph_runs import VALUES, RunSite
 from transforms._graph_syntax import Refusal, code, statement
 
 
@@ -63,7 +63,7 @@ class CallSiteRewriter:
 
     def _tensor_target_ids(self, site: RunSite) -> set[int]:
         _, pairs = self._targets(site)
-        return {id(name) for name, leaf in pairs if leaf.shape == "tensor"}
+        return {id(name) for name, leaf in pairs if leaf.shape in VALUES}
 
     def _rewrite_site(self, site: RunSite, function: StepFunction) -> None:
         assign, pairs = self._targets(site)
@@ -75,7 +75,7 @@ class CallSiteRewriter:
             conversion = in_place_conversion(site.fetch, site.call)
             discarded = isinstance(self.resolver.parent(site.call), cst.Expr)  # nothing to convert for
             if conversion is None or discarded or (
-                    site.fetch.shape == "tensor" and self._is_float_or_int_argument(site.call)):
+                    site.fetch.shape in VALUES and self._is_float_or_int_argument(site.call)):
                 self.replacements[id(site.call)] = make_call
             else:
                 self.replacements[id(site.call)] = lambda updated: cst.parse_expression(
@@ -85,7 +85,7 @@ class CallSiteRewriter:
         for name, leaf in pairs:
             if leaf.shape == "op" or name.value == "_":
                 continue
-            if leaf.shape == "tensor" and not self._convert_uses(name):
+            if leaf.shape in VALUES and not self._convert_uses(name):
                 later.append(f"{name.value} = {name.value}.numpy()")
             elif leaf.children and not self._convert_item_uses(name, leaf):
                 later.append(f"{name.value} = " + in_place_conversion(leaf, site.call).format(name.value))
@@ -123,7 +123,7 @@ class CallSiteRewriter:
             leaf = fetched_item(subscript, fetch, keys) if isinstance(subscript, cst.Subscript) else None
             if leaf is None:
                 return False
-            if leaf.shape == "tensor" and not self._is_float_or_int_argument(subscript):
+            if leaf.shape in VALUES and not self._is_float_or_int_argument(subscript):
                 conversions[id(subscript)] = lambda updated: cst.Call(cst.Attribute(updated, cst.Name("numpy")))
         self.replacements.update(conversions)
         return True

@@ -19,6 +19,7 @@ class FunctionWriter:
         self.block = block
         self.layer_uses = layer_uses
         self.local_names = local_names  # NameAllocator for tape / variables / gradients
+        self.train_op_values: dict[str, str] = {}  # train ops that evaluate to their loss -> its name
 
     def write(self, function: StepFunction, trainable: list[str]) -> cst.FunctionDef:
         constants = {name: value for name, value in function.constants.items()}
@@ -89,23 +90,32 @@ class FunctionWriter:
             rate = replace_nodes(train_op.learning_rate, _constant_replacements(train_op.learning_rate,
                                                                                 {**constants, **renames}))
             lines.append(statement(f"{train_op.optimizer}.learning_rate = {code(rate)}"))
+        if train_op.clip_norm is not None:  # slim clips each gradient on its own
+            lines.append(statement(f"{gradients} = [None if gradient is None else tf.clip_by_norm(gradient, "
+                                   f"{code(train_op.clip_norm)}) for gradient in {gradients}]"))
         lines.append(statement(f"{train_op.optimizer}.apply_gradients(zip({gradients}, {variables}))"))
         if train_op.global_step:
             lines.append(statement(f"{train_op.global_step}.assign_add(1)"))
+        if train_op.check_numerics:
+            lines.append(statement(f"{loss} = tf.debugging.check_numerics({loss}, 'LossTensor is inf or nan')"))
+        if train_op.returns_loss:
+            self.train_op_values[train_op.name] = loss
         return lines
 
     def _returned(self, fetch: Fetch, constants: dict[str, str]) -> str | None:
         if fetch.shape == "op":
             return None
-        return _render(fetch, constants)
+        return _render(fetch, constants, self.train_op_values)
 
 
-def _render(fetch: Fetch, constants: dict[str, str]) -> str:
+def _render(fetch: Fetch, constants: dict[str, str], train_op_values: dict[str, str]) -> str:
     if fetch.shape == "op":
         return "None"
+    if fetch.shape == "loss":
+        return train_op_values[fetch.node.value]
     if fetch.shape in ("tensor", "summary"):
         return code(replace_nodes(fetch.node, _constant_replacements(fetch.node, constants)))
-    parts = [_render(child, constants) for child in fetch.children]
+    parts = [_render(child, constants, train_op_values) for child in fetch.children]
     if fetch.shape == "dict":
         return "{" + ", ".join(f"{code(key)}: {part}" for key, part in zip(fetch.keys, parts)) + "}"
     if fetch.shape == "tuple":

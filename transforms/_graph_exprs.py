@@ -22,6 +22,7 @@ class ExprAnalyzer(SiteRecognizer):
         self.variable_list_names: set[str] = set()  # names bound to one, at block level
         self.datasets = DatasetReader(self)
         self.summary_names: set[str] = set()  # graph names holding summary dicts (_graph_summaries.py)
+        self.valued_train_ops: set[str] = set()  # train ops whose run gives the loss (slim's create_train_op)
         self.member_aliases: dict[int, str] = {}  # `state.h` of an LSTM and the like (_graph_rnn.py)
 
     def analyze(self, node: cst.CSTNode) -> ExprFacts:
@@ -116,6 +117,9 @@ class ExprAnalyzer(SiteRecognizer):
         if category is Category.LAYER:
             facts.layer_calls.append(node)
             facts.builds_ops = True
+        elif category is Category.REGULARIZATION:
+            facts.regularization_calls.append(node)
+            facts.builds_ops = True
         elif category in (Category.OP, Category.RNN_RUN):
             facts.builds_ops = True
         elif category is Category.SESSION:
@@ -186,3 +190,4 @@ def _merge(target: ExprFacts, source: ExprFacts) -> None:
     target.helper_calls |= source.helper_calls
     target.helper_call_nodes += source.helper_call_nodes
     target.checkpoint_calls += source.checkpoint_calls
+    target.regularization_calls += source.regularization_calls

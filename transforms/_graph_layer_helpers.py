@@ -30,7 +30,7 @@ def convert_layer_helper(scanner, helper: cst.FunctionDef, call: cst.Call) -> li
     scanner.converted_helpers.add(name)
     scanner.helper_scope_blocks += _scope_blocks(scanner, helper)
     arguments = _call_site_arguments(helper, call)
-    constants = _literal_parameters(helper, arguments)
+    constants = _literal_parameters(helper, arguments, _module_constants(scanner.resolver.module, helper))
     uses = []
     for node in walk(helper.body):
         if isinstance(node, cst.Call) and scanner.analyzer.category(node.func)[1] is Category.LAYER:
@@ -88,17 +88,40 @@ def _call_site_arguments(helper: cst.FunctionDef, call: cst.Call) -> dict[str, c
     return bound
 
 
-def _literal_parameters(helper: cst.FunctionDef, arguments: dict) -> dict[str, cst.BaseExpression]:
-    """Parameters that hold a literal at the one call (passed, or left at a literal default) and that the
-    function never rebinds: layer settings may read them, as that literal."""
+def _literal_parameters(helper: cst.FunctionDef, arguments: dict, module_constants: set[str]) -> dict[str, cst.BaseExpression]:
+    """Parameters that hold a constant at the one call (a literal, passed or left at its default, or a
+    module-level constant defined before the function) and that the function never rebinds: layer
+    settings may read them, as that constant."""
     rebound = {name.value for node in walk(helper.body) if isinstance(node, (cst.AssignTarget, cst.AugAssign))
                for name in walk(node.target) if isinstance(name, cst.Name)}
     constants = {}
     for param in helper.params.params:
         value = arguments.get(param.name.value, param.default)
-        if value is not None and is_literal(value) and param.name.value not in rebound:
+        constant = value is not None and (is_literal(value) or (isinstance(value, cst.Name) and value.value in module_constants))
+        if constant and param.name.value not in rebound:
             constants[param.name.value] = value
     return constants
+
+
+def _module_constants(module: cst.Module, helper: cst.FunctionDef) -> set[str]:
+    """Names bound once in the whole module, to a literal, by a module-level statement before `helper`."""
+    counts: dict[str, int] = {}
+    for node in walk(module):
+        targets = [node.target] if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For)) else []
+        for target in targets:
+            for name in walk(target):
+                if isinstance(name, cst.Name):
+                    counts[name.value] = counts.get(name.value, 0) + 1
+    constants = set()
+    for statement in module.body:
+        if statement is helper:
+            break
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if (isinstance(small, cst.Assign) and len(small.targets) == 1 and is_literal(small.value)
+                        and isinstance(small.targets[0].target, cst.Name)):
+                    constants.add(small.targets[0].target.value)
+    return {name for name in constants if counts.get(name) == 1}
 
 
 def _substituted(construction: str, constants: dict[str, cst.BaseExpression]) -> str:

@@ -45,6 +45,7 @@ class LayerUse:
     has_weights: bool = True
     keras: str = ""
     check_arguments: dict[str, cst.BaseExpression] = field(default_factory=dict)  # call args as the caller sees them
+    regularized: bool = False  # built with a regularizer: its `losses` hold TF1's regularization losses
 
     def __post_init__(self) -> None:
         self.check_arguments = self.check_arguments or dict(self.call_arguments)
@@ -78,7 +79,10 @@ class LayerConverter:
         construction = self._construction(call, bound, entry, layer_name, count)
         base = layer_name or self._auto_name(tf_name)
         object_name = self.names.fresh(base if base not in self.names.taken else f"{base}_layer")
-        return LayerUse(call, object_name, construction, inputs, call_arguments, entry["weights"], entry["keras"])
+        regularized = any(entry["renames"].get(p, p).endswith("_regularizer") and code(value) != "None"
+                          for p, value in bound.items())
+        return LayerUse(call, object_name, construction, inputs, call_arguments, entry["weights"], entry["keras"],
+                        regularized=regularized)
 
     def _layer_name(self, call: cst.Call, bound: dict, entry: dict, tf_name: str) -> str | None:
         key = "scope" if "scope" in entry["renames"] else "name"

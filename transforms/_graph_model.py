@@ -101,6 +101,9 @@ class TrainOp:
     node: cst.CSTNode
     runs_update_ops: bool = False  # TF1 ran the batch-norm moving-average updates with each step
     learning_rate: cst.BaseExpression | None = None  # a rate fed through placeholders, set each step
+    clip_norm: cst.BaseExpression | None = None  # each gradient clipped to this norm (slim's clip_gradient_norm)
+    returns_loss: bool = False  # fetching it gives the loss, as slim's create_train_op
+    check_numerics: bool = False  # that loss checked for inf / nan (slim's default)
 
 
 @dataclass

@@ -24,6 +24,7 @@ from transforms._graph_scan import GraphScanner
 from transforms._graph_sessions import check_session_uses, find_sessions, nested_session_replacements
 from transforms._graph_syntax import Refusal, load_names, walk
 from transforms._graph_layer_helpers import unwrapped_scope
+from transforms._graph_regularization import regularization_aliases
 from transforms._graph_variable_lists import variable_list_replacements
 
 
@@ -48,6 +49,7 @@ class GraphProgram(GraphResolver):
         if not runs:
             raise Refusal(None, "the session never runs anything but initialisers")
         functions = planner.plan(runs)
+        regularization_aliases(block, scanner, functions)
         self._gather(functions)
         check_placement(functions, self)
         check_metric_runs(functions, scanner.metrics.metrics)

@@ -35,6 +35,7 @@ class ExprFacts:
     helper_calls: set[str] = field(default_factory=set)
     helper_call_nodes: list[cst.Call] = field(default_factory=list)
     checkpoint_calls: list[cst.Call] = field(default_factory=list)  # `saver.save(sess, ...)` / `.restore`
+    regularization_calls: list[cst.Call] = field(default_factory=list)  # _graph_regularization.py
 
 
 class SiteRecognizer:

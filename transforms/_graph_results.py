@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from transforms._graph_runs import VALUES
 from transforms._graph_syntax import Refusal, code
 
 
@@ -27,9 +28,9 @@ def in_place_conversion(fetch, node: cst.CSTNode) -> str | None:
     returned (None: nothing to convert). `node` is where to point a refusal."""
     if fetch.shape in ("op", "summary"):
         return None
-    if fetch.shape == "tensor":
+    if fetch.shape in VALUES:
         return "{}.numpy()"
-    if any(child.shape != "tensor" for child in fetch.children):
+    if any(child.shape not in VALUES for child in fetch.children):
         raise Refusal(node, "a fetched structure with operations or nesting, used inside an expression")
     if fetch.shape == "dict":
         return "{{key: value.numpy() for key, value in {}.items()}}"

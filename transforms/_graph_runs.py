@@ -17,10 +17,14 @@ from transforms._graph_syntax import Refusal, bind_arguments, code
 _TENSOR_READS = (Kind.TENSOR, Kind.PLACEHOLDER, Kind.VARIABLE, Kind.VARIABLE_DICT)
 
 
+# Leaf shapes whose run gives a value (a tensor in the step function, NumPy from sess.run).
+VALUES = ("tensor", "loss")
+
 @dataclass
 class Fetch:
-    """A node of the fetch structure: 'tensor' / 'summary' / 'op' / 'init' leaves, 'list' / 'tuple' /
-    'dict' nodes. A 'summary' leaf is a dict {tag: tensor} in TF2 (_graph_summaries.py)."""
+    """A node of the fetch structure: 'tensor' / 'summary' / 'op' / 'loss' / 'init' leaves, 'list' /
+    'tuple' / 'dict' nodes. A 'summary' leaf is a dict {tag: tensor} in TF2 (_graph_summaries.py); a
+    'loss' leaf is a train op whose run gives its loss (slim's create_train_op)."""
 
     shape: str
     node: cst.BaseExpression
@@ -29,7 +33,7 @@ class Fetch:
 
     def leaves(self) -> list[Fetch]:
         if not self.children:
-            return [self] if self.shape in ("tensor", "summary", "op", "init") else []
+            return [self] if self.shape in ("tensor", "summary", "op", "loss", "init") else []
         return [leaf for child in self.children for leaf in child.leaves()]
 
 
@@ -74,7 +78,7 @@ def read_run_site(analyzer: ExprAnalyzer, item_index: int, call: cst.Call, feed_
     for leaf in fetch.leaves():
         if leaf.shape in ("tensor", "summary"):
             site.reads |= analyzer.analyze(leaf.node).reads
-        elif leaf.shape == "op":
+        elif leaf.shape in ("op", "loss"):
             site.train_ops.append(leaf.node.value)
     if site.is_init is False and any(leaf.shape == "init" for leaf in fetch.leaves()):
         raise Refusal(call, "a run that initialises variables and computes something else")
@@ -104,7 +108,7 @@ def _read_fetch(analyzer: ExprAnalyzer, node: cst.BaseExpression) -> Fetch:
 
 def _read_leaf(analyzer: ExprAnalyzer, node: cst.BaseExpression) -> Fetch:
     if isinstance(node, cst.Name) and analyzer.kinds.get(node.value) is Kind.TRAIN_OP:
-        return Fetch("op", node)
+        return Fetch("loss" if node.value in analyzer.valued_train_ops else "op", node)
     if isinstance(node, cst.Name) and analyzer.kinds.get(node.value) is Kind.INIT_OP:
         return Fetch("init", node)
     if isinstance(node, cst.Call) and analyzer.category(node.func)[1] is Category.INIT_OP:

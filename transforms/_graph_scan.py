@@ -44,6 +44,7 @@ class GraphScanner:
         self.helper_defs: dict[str, cst.FunctionDef] = {}
         self.converted_helpers: set[str] = set()     # model functions whose layers were built once
         self.helper_layer_uses: list[LayerUse] = []
+        self.regularization_reads: list[tuple[int, cst.Call]] = []  # (item index, call): _graph_regularization.py
         self.helper_scope_blocks: list[cst.With] = []  # scope blocks in model functions, unwrapped
         self.module_layers: dict[str, list[LayerUse]] = {}  # module-level model function -> its layers
         self.helper_rewrites: dict = {}  # node id -> replacement maker, in functions running RNNs
@@ -185,6 +186,7 @@ class GraphScanner:
         self.layer_uses[item.index] = uses + [use for call in facts.helper_call_nodes
                                               for use in self.module_layers.get(call.func.value, [])]
         self.helper_uses[item.index] = facts.helper_calls
+        self.regularization_reads += [(item.index, call) for call in facts.regularization_calls]
         item.emit += [with_value(item.node, use.construction, use.object_name) for use in uses if use.construction]
         item.layers += [use.object_name for use in uses]
         item.reads = frozenset(renamed_reads(self.block, item, facts.reads | set(extra_reads)) | set(item.layers))

@@ -6,7 +6,7 @@ import libcst as cst
 
 from transforms._graph_api import table
 from transforms._graph_model import Scopes
-from transforms._graph_syntax import Refusal, bind_arguments, code, string_value
+from transforms._graph_syntax import Refusal, bind_arguments, code, is_literal, string_value
 
 _VARIABLE_SIGNATURE = ["initial_value", "trainable", "collections", "validate_shape", "caching_device", "name",
                        "variable_def", "dtype", "expected_shape", "import_scope", "constraint", "use_resource",
@@ -26,11 +26,15 @@ def convert_initializer(call: cst.Call, tf_name: str) -> str:
     for parameter in entry["signature"]:
         if parameter in entry["drop"]:
             continue
+        keyword = entry.get("renames", {}).get(parameter, parameter)
         if parameter in bound:
-            arguments.append(f"{parameter}={code(bound[parameter])}")
+            value = code(bound[parameter])
+            factor = entry.get("factors", {}).get(parameter)
+            arguments.append(f"{keyword}={factor} * ({value})" if factor and not is_literal(bound[parameter])
+                             else f"{keyword}={factor} * {value}" if factor else f"{keyword}={value}")
         elif parameter in entry["defaults"]:
-            arguments.append(f"{parameter}={entry['defaults'][parameter]}")
-    return f"tf.keras.initializers.{entry['keras']}({', '.join(arguments)})"
+            arguments.append(f"{keyword}={entry['defaults'][parameter]}")
+    return f"tf.keras.{entry.get('module', 'initializers')}.{entry['keras']}({', '.join(arguments)})"
 
 
 def convert_variable(call: cst.Call, scopes: Scopes) -> tuple[str, bool]:

@@ -14,7 +14,7 @@ from transforms._graph_placeholders import read_placeholder
 from transforms._graph_state import convert_get_variable, convert_initializer, convert_variable, global_step_variable
 from transforms._graph_syntax import Refusal, code, expr, replace_nodes, with_value
 from transforms._graph_trainops import TrainOpConverter
-from transforms._graph_training import convert_schedule, minimize_call
+from transforms._graph_training import convert_schedule, create_train_op_call, minimize_call
 
 _VANISHING = {Category.PLACEHOLDER: Kind.PLACEHOLDER, Category.INIT_OP: Kind.INIT_OP,
               Category.SESSION: Kind.SESSION, Category.GRAPH_CONTEXT: Kind.SESSION}
@@ -41,6 +41,9 @@ class StateConverter:
             return True
         if minimize_call(value) is not None:
             self.training.train_op(item, name, minimize_call(value))
+            return True
+        if create_train_op_call(value, self.scanner.analyzer.category) is not None:
+            self.training.slim_train_op(item, name, value)
             return True
         if not isinstance(value, cst.Call):
             return False

@@ -8,7 +8,7 @@ import libcst as cst
 
 from transforms._graph_api import table
 from transforms._graph_model import TrainOp
-from transforms._graph_syntax import Refusal, bind_arguments, code
+from transforms._graph_syntax import Refusal, bind_arguments, code, is_literal
 
 _MINIMIZE_SIGNATURE = ["loss", "global_step", "var_list", "gate_gradients", "aggregation_method",
                        "colocate_gradients_with_ops", "name", "grad_loss"]
@@ -79,6 +79,56 @@ def read_minimize(call: cst.Call, name: str, optimizer: str) -> TrainOp:
     if unused:
         raise Refusal(call, f"minimize({', '.join(sorted(unused))}=...) is not modelled")
     return TrainOp(name, optimizer, bound["loss"], step.value if step is not None else None, var_list, call)
+
+
+_CREATE_TRAIN_OP_SIGNATURE = ["total_loss", "optimizer", "global_step", "update_ops", "variables_to_train",
+                              "clip_gradient_norm", "summarize_gradients", "gate_gradients", "aggregation_method",
+                              "colocate_gradients_with_ops", "gradient_multipliers", "check_numerics"]
+
+
+def read_create_train_op(call: cst.Call, name: str, optimizer: str, global_steps: set[str]) -> TrainOp:
+    """`slim.learning.create_train_op(total_loss, optimizer, ...)` as a TrainOp. slim computes the
+    gradients of every trainable variable (or `variables_to_train`), clips each to
+    `clip_gradient_norm` on its own, applies them after the UPDATE_OPS (batch-norm statistics),
+    increments the global step (the program's own, created by default), and the op evaluates to the
+    loss, checked for inf / nan."""
+    bound = bind_arguments(call, _CREATE_TRAIN_OP_SIGNATURE, "create_train_op")
+    for parameter in ("aggregation_method", "gradient_multipliers", "summarize_gradients"):
+        if parameter in bound and code(bound[parameter]) not in ("None", "False"):
+            raise Refusal(bound[parameter], f"create_train_op({parameter}=...) is not modelled")
+    if code(bound.get("update_ops", cst.Name("None"))) != "None":
+        raise Refusal(bound["update_ops"], "create_train_op(update_ops=...) other than the UPDATE_OPS collection")
+    if code(bound.get("check_numerics", cst.Name("True"))) not in ("True", "False"):
+        raise Refusal(bound["check_numerics"], "create_train_op(check_numerics=...) must be True or False")
+    step = bound.get("global_step")
+    if step is None:  # slim's default: the graph's global step, which it creates when there is none
+        step_name = next(iter(global_steps)) if len(global_steps) == 1 else None
+        if len(global_steps) > 1:
+            raise Refusal(call, "create_train_op with several global steps in the program")
+    elif isinstance(step, cst.Name):
+        step_name = None if step.value == "None" else step.value
+    else:
+        raise Refusal(step, "create_train_op(global_step=...) must name a variable")
+    var_list = bound.get("variables_to_train")
+    if var_list is not None and not (_is_name_list(var_list) or isinstance(var_list, cst.Name)):
+        raise Refusal(var_list, "create_train_op(variables_to_train=...) must be a list of variable names")
+    clip = bound.get("clip_gradient_norm")
+    if clip is not None and not is_literal(clip):
+        raise Refusal(clip, "create_train_op(clip_gradient_norm=...) must be a number")
+    clip = clip if clip is not None and code(clip) not in ("0", "0.0") else None
+    return TrainOp(name, optimizer, bound["total_loss"], step_name, var_list, call, runs_update_ops=True,
+                   clip_norm=clip, returns_loss=True,
+                   check_numerics=code(bound.get("check_numerics", cst.Name("True"))) == "True")
+
+
+def create_train_op_call(value: cst.BaseExpression, category) -> cst.Call | None:
+    """The call when `value` is slim's `create_train_op(...)` (`category` resolves a callee's TF name)."""
+    if isinstance(value, cst.Call) and category(value.func)[0] in _CREATE_TRAIN_OPS:
+        return value
+    return None
+
+
+_CREATE_TRAIN_OPS = ("tf.contrib.slim.learning.create_train_op",)
 
 
 def _is_name_list(node: cst.BaseExpression) -> bool:

@@ -11,7 +11,7 @@ from transforms._graph_api import Category
 from transforms._graph_model import Item, Kind
 from transforms._graph_renames import renamed_reads
 from transforms._graph_syntax import Refusal, with_value
-from transforms._graph_training import convert_optimizer, learning_rate_argument, read_minimize
+from transforms._graph_training import convert_optimizer, learning_rate_argument, read_create_train_op, read_minimize
 
 
 class TrainOpConverter:
@@ -58,17 +58,30 @@ class TrainOpConverter:
         else:
             self.scanner.analyzer.analyze(receiver)  # refuses a known-but-unconvertible optimizer with its reason
             raise Refusal(call, "minimize() on something that is not a known optimizer")
+        train_op = read_minimize(call, name, optimizer)
+        train_op.runs_update_ops = item.scopes.update_ops
+        self._register(item, name, train_op)
+
+    def slim_train_op(self, item: Item, name: str, call: cst.Call) -> None:
+        """`name = slim.learning.create_train_op(total_loss, optimizer, ...)` (see read_create_train_op)."""
+        optimizer = call.args[1].value if len(call.args) > 1 and call.args[1].keyword is None else None
+        if not (isinstance(optimizer, cst.Name) and self.scanner.kinds.get(optimizer.value) is Kind.OPTIMIZER):
+            raise Refusal(call, "create_train_op with an optimizer that is not a name bound to a known optimizer")
+        optimizer_name = self.block.aliases.get(optimizer.value, optimizer.value)
+        self._register(item, name, read_create_train_op(call, name, optimizer_name, self.block.global_steps))
+        self.scanner.analyzer.valued_train_ops.add(name)
+
+    def _register(self, item: Item, name: str, train_op) -> None:
+        optimizer, call = train_op.optimizer, train_op.node
         if optimizer in self.minimized:
             raise Refusal(call, f"optimizer '{optimizer}' minimizes more than one loss")
         self.minimized.add(optimizer)
-        train_op = read_minimize(call, name, optimizer)
-        train_op.runs_update_ops = item.scopes.update_ops
         if train_op.global_step:
             train_op.global_step = self.block.aliases.get(train_op.global_step, train_op.global_step)
         self._check_train_op(train_op)
         facts = self.scanner.analyzer.analyze(train_op.loss)
         if facts.layer_calls or facts.run_calls or not (facts.reads or facts.builds_ops):
-            raise Refusal(train_op.loss, "minimize() of something that is not a plain graph tensor")
+            raise Refusal(train_op.loss, "training something that is not a plain graph tensor")
         if isinstance(train_op.var_list, cst.Name) and \
                 train_op.var_list.value not in self.scanner.analyzer.variable_list_names:
             raise Refusal(train_op.var_list, "minimize(var_list=<name>): the name must hold tf.trainable_variables(...)")

@@ -128,6 +128,8 @@ class ExpandArgScopes(TFTransform):
             raise Refusal(node, "an arg_scope stored with `as` or combined with other context managers")
         if node.asynchronous is not None:
             raise Refusal(node, "an `async with` arg_scope")
+        if not call.args:
+            raise Refusal(call, "an arg_scope without its list of ops")
         first, *rest = call.args
         if first.keyword is not None or first.star or not isinstance(first.value, (cst.List, cst.Tuple)):
             raise Refusal(call, "an arg_scope given a stored scope (a dict) instead of a list of ops")

@@ -83,3 +83,18 @@ def dotted_name(node: cst.CSTNode | None) -> str:
     if isinstance(node, cst.Attribute):
         return f"{dotted_name(node.value)}.{node.attr.value}"
     return ""
+
+
+def tensorflow_alias(module: cst.Module) -> str | None:
+    """The name a module imports TensorFlow (or its v1 API) as, for code written into it; None if none."""
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    if dotted_name(alias.name) in ("tensorflow", "tensorflow.compat.v1") and alias.asname:
+                        return alias.asname.name.value
+                    if dotted_name(alias.name) == "tensorflow":
+                        return "tensorflow"
+    return None
