@@ -65,15 +65,6 @@ def _scope_blocks(scanner, helper: cst.FunctionDef) -> list[cst.With]:
     return blocks
 
 
-def unwrapped_scope(block: cst.With) -> cst.FlattenSentinel:
-    """The statements of a scope block, in place of the block (its leading comments kept)."""
-    body = block.body
-    statements = [cst.SimpleStatementLine(body=body.body)] if isinstance(body, cst.SimpleStatementSuite) \
-        else list(body.body)
-    statements[0] = statements[0].with_changes(leading_lines=[*block.leading_lines, *statements[0].leading_lines])
-    return cst.FlattenSentinel(statements)
-
-
 def _call_site_arguments(helper: cst.FunctionDef, call: cst.Call) -> dict[str, cst.BaseExpression]:
     """Helper parameter -> the expression the call passes for it."""
     params = [param.name.value for param in helper.params.params]

@@ -22,8 +22,7 @@ from transforms._graph_resolver import GraphResolver
 from transforms._graph_runs import read_run_site
 from transforms._graph_scan import GraphScanner
 from transforms._graph_sessions import check_session_uses, find_sessions, nested_session_replacements
-from transforms._graph_syntax import Refusal, load_names, walk
-from transforms._graph_layer_helpers import unwrapped_scope
+from transforms._graph_syntax import Refusal, load_names, unwrapped_block, walk
 from transforms._graph_regularization import regularization_aliases
 from transforms._graph_variable_lists import variable_list_replacements
 
@@ -62,7 +61,7 @@ class GraphProgram(GraphResolver):
         rewriter.replacements.update(outside_replacements(self, block, scanner))
         rewriter.replacements.update(nested_session_replacements(sessions, block, flattener))
         rewriter.replacements.update(variable_list_replacements(block, scanner))
-        rewriter.replacements.update({id(b): unwrapped_scope for b in scanner.helper_scope_blocks})
+        rewriter.replacements.update({id(b): unwrapped_block for b in scanner.helper_scope_blocks})
         rewriter.replacements.update(scanner.summaries.replacements(self))
         rewriter.replacements.update(scanner.queues.replacements(self))
         checkpoints = CheckpointCode(scanner.checkpoints, self, names) if scanner.checkpoints.saver else None

@@ -170,3 +170,12 @@ def is_target(resolver, node: cst.CSTNode) -> bool:
     if isinstance(parent, (cst.AssignTarget, cst.Del, cst.AsName)):
         return True
     return isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)) and parent.target is child
+
+
+def unwrapped_block(block: cst.With) -> cst.FlattenSentinel:
+    """The statements of a `with` block in place of the block (its leading comments kept)."""
+    body = block.body
+    statements = [cst.SimpleStatementLine(body=body.body)] if isinstance(body, cst.SimpleStatementSuite) \
+        else list(body.body)
+    statements[0] = statements[0].with_changes(leading_lines=[*block.leading_lines, *statements[0].leading_lines])
+    return cst.FlattenSentinel(statements)

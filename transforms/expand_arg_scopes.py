@@ -23,7 +23,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider, QualifiedNameProvider, QualifiedNameSource
 
-from transforms._graph_syntax import Refusal, bind_arguments, code, walk
+from transforms._graph_syntax import Refusal, bind_arguments, code, unwrapped_block, walk
 from transforms.base import TFTransform
 from transforms.qualnames import dotted_name
 from transforms.tables import slim_table
@@ -72,7 +72,7 @@ class ExpandArgScopes(TFTransform):
         keywords = ", ".join(self.plans[id(original)][1]) or "no defaults"
         self.report(original, f"arg_scope defaults ({keywords}) written into the calls of its ops in the block; "
                     "the arg_scope is gone", fixed=True)
-        return _flattened(updated)
+        return unwrapped_block(updated)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         missing = self.missing.get(id(original.func)) if self.depth else None
@@ -246,14 +246,3 @@ def _walk_scope(node: cst.CSTNode, transform: ExpandArgScopes):
         yield current
         if not (current is not node and isinstance(current, cst.With) and transform._arg_scope_call(current)):
             stack.extend(reversed(current.children))
-
-
-def _flattened(node: cst.With) -> cst.FlattenSentinel:
-    body = node.body
-    if isinstance(body, cst.SimpleStatementSuite):
-        statements = [cst.SimpleStatementLine(body=body.body)]
-    else:
-        statements = list(body.body)
-    first = statements[0]
-    statements[0] = first.with_changes(leading_lines=[*node.leading_lines, *first.leading_lines])
-    return cst.FlattenSentinel(statements)

@@ -22,6 +22,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from transforms._graph_api import table
+from transforms._graph_layers import NameAllocator
 from transforms._graph_syntax import Refusal, bind_arguments, code, walk
 from transforms.base import TFTransform
 from transforms.qualnames import tensorflow_alias
@@ -71,7 +72,7 @@ class ExplicitLossCollection(TFTransform):
     def _plan(self, module: cst.Module, statements: list[cst.BaseStatement], reads: list[cst.Call]) -> dict:
         losses = self._loss_calls(module)
         position = {id(n): index for index, s in enumerate(statements) for n in walk(s)}
-        names = _Names(module)
+        names = NameAllocator({n.value for n in walk(module) if isinstance(n, cst.Name)})
         plan: dict[int, object] = {}
         collected: list[tuple[int, str]] = []  # (statement index, name holding the loss)
         for call in losses:
@@ -147,18 +148,6 @@ def _whole_statement(statement: cst.BaseStatement, call: cst.Call):
                 and isinstance(small.targets[0].target, cst.Name)):
             return small
     return None
-
-
-class _Names:
-    def __init__(self, module: cst.Module) -> None:
-        self.taken = {n.value for n in walk(module) if isinstance(n, cst.Name)}
-
-    def fresh(self, base: str) -> str:
-        name, counter = base, 1
-        while name in self.taken:
-            name, counter = f"{base}_{counter}", counter + 1
-        self.taken.add(name)
-        return name
 
 
 class _Rewriter(cst.CSTTransformer):
