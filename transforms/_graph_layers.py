@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from transforms._graph_api import layer_table
-from transforms._graph_syntax import Refusal, bind_arguments, code, string_value
+from transforms._graph_syntax import Refusal, bind_arguments, code, is_literal, string_value
 
 
 class NameAllocator:
@@ -75,6 +75,8 @@ class LayerConverter:
         call_arguments = {p: bound.pop(p) for p in entry["call"] if p in bound}
         for parameter, default in entry["call"].items():
             call_arguments.setdefault(parameter, cst.parse_expression(default))
+        call_renames = entry.get("call_renames", {})
+        call_arguments = {call_renames.get(p, p): value for p, value in call_arguments.items()}
         layer_name = self._layer_name(call, bound, entry, tf_name)
         construction = self._construction(call, bound, entry, layer_name, count)
         base = layer_name or self._auto_name(tf_name)
@@ -107,17 +109,21 @@ class LayerConverter:
         for parameter in entry["signature"][count:]:
             if parameter in entry["drop"] or parameter in entry["call"]:
                 continue
-            keras_name = entry["renames"].get(parameter, parameter)
+            keras_name = entry["renames"].get(parameter, entry.get("complements", {}).get(parameter, parameter))
             if keras_name == "name" and layer_name is not None:
                 arguments.append(f"name={layer_name!r}")
             elif parameter in entry.get("none", {}) and code(bound.get(parameter, cst.Name("_"))) == "None":
                 arguments.append(entry["none"][parameter])
             elif parameter in bound:
                 value = self.initializer_code(bound[parameter]) or code(bound[parameter])
+                if parameter in entry.get("complements", {}):
+                    atomic = is_literal(bound[parameter]) or isinstance(bound[parameter], (cst.Name, cst.Attribute, cst.Call))
+                    value = f"1 - {value}" if atomic else f"1 - ({value})"
                 plain = parameter == first_parameter and positional_first
                 arguments.append(value if plain else f"{keras_name}={value}")
             elif keras_name in entry["defaults"]:
                 arguments.append(f"{keras_name}={entry['defaults'][keras_name]}")
-        known = {entry["renames"].get(p, p) for p in entry["signature"]}
+        complements = entry.get("complements", {})
+        known = {entry["renames"].get(p, complements.get(p, p)) for p in entry["signature"]}
         arguments += [f"{key}={value}" for key, value in entry["defaults"].items() if key not in known]
         return f"tf.keras.{entry.get('module', 'layers')}.{entry['keras']}({', '.join(arguments)})"
