@@ -17,7 +17,10 @@ def scheduled_values(checker: IndexChecker, copied, call: cst.Call) -> dict[str,
     fed = {a.value.value for a in call.args if isinstance(a.value, cst.Name)}
     found = {}
     for statement in copied:
-        name, value = statement.body[0].targets[0].target.value, statement.body[0].value
+        pairs = assigned_pairs(statement)
+        if len(pairs) != 1 or isinstance(statement.body[0].targets[0].target, cst.Tuple):
+            continue
+        name, value = pairs[0]
         others = [s.body[0].value for s in copied if s is not statement]
         if name in fed and not any(name in names_read(o) for o in others) and \
                 IndexChecker(checker.loop_var, {}, checker.forbidden).integer(value) is not None and \
@@ -54,22 +57,48 @@ def _plain_targets(target: cst.BaseExpression) -> list[str]:
     return []
 
 
+def assigned_pairs(statement) -> list[tuple[str, cst.BaseExpression]]:
+    """(name, value) bound by a single-name assignment (`start = ...`), or by a tuple assignment whose
+    targets are distinct names and whose value is a tuple of as many values, none reading those names
+    (`batch_x, batch_y = x[a:b], y[a:b]`: element-wise, the same as one assignment each); else []."""
+    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+        else None
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+        return []
+    target, value = small.targets[0].target, small.value
+    if isinstance(target, cst.Name):
+        return [(target.value, value)]
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))):
+        return []
+    if not target.elements or len(target.elements) != len(value.elements) or not all(
+            isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements) or \
+            not all(isinstance(e, cst.Element) for e in value.elements):
+        return []
+    names = [e.value.value for e in target.elements]
+    if len(set(names)) != len(names) or any(set(names_read(e.value)) & set(names) for e in value.elements):
+        return []
+    return [(name, e.value) for name, e in zip(names, value.elements)]
+
+
+def assigned_names(statement) -> list[str]:
+    return [name for name, _ in assigned_pairs(statement)]
+
+
 def copied_statements(before, call: cst.Call) -> list[cst.SimpleStatementLine]:
-    """Single-name assignments before the call whose names the call reads, directly or not."""
+    """Assignments before the call (of one name, or element-wise of a tuple of names) binding names
+    the call reads, directly or not."""
     needed = set(names_read(call))
     chosen = []
     for statement in reversed(before):
-        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
-            else None
-        if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
-                isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value in needed:
+        pairs = assigned_pairs(statement)
+        if pairs and any(name in needed for name, _ in pairs):
             chosen.append(statement)
-            needed |= set(names_read(small.value))
+            needed |= set(names_read(statement.body[0].value))
     return chosen[::-1]
 
 
-def named_problem(statement: cst.SimpleStatementLine, problem: str | None) -> str | None:
-    return problem and f"`{statement.body[0].targets[0].target.value}`, fed to the step, {problem}"
+def named_problem(name: str, problem: str | None) -> str | None:
+    return problem and f"`{name}`, fed to the step, {problem}"
 
 
 def bound_count(body, name: str) -> int:

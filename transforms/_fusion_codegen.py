@@ -26,7 +26,7 @@ import libcst as cst
 
 from transforms._fusion_names import loop_function_name, outputs_name, rows_name
 from transforms._fusion_params import values_name
-from transforms._fusion_body import evaluation_first, replayed_work
+from transforms._fusion_body import assigned_names, assigned_pairs, evaluation_first, replayed_work
 from transforms._fusion_scan import names_read
 from transforms._fusion_plan import Plan
 
@@ -106,8 +106,8 @@ def graph_code(plan: Plan, node: cst.CSTNode, tf: str) -> str:
     if not plan.index_arrays:
         return code(node)
     indices = set(plan.index_arrays)
-    names = {s.body[0].targets[0].target.value for s in plan.copied
-             if isinstance(s.body[0].value, cst.Subscript) and _slices_of(s.body[0].value, indices)}
+    names = {name for s in plan.copied for name, value in assigned_pairs(s)
+             if isinstance(value, cst.Subscript) and _slices_of(value, indices)}
 
     class Gathers(cst.CSTTransformer):
         def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
@@ -184,8 +184,8 @@ def replay_loop(plan: Plan, loop: cst.For, unused: frozenset[str] = frozenset())
         body[plan.call_index] = statement.with_changes(body=[assign])
     body = [s for s in body if s not in plan.run_once]  # they ran once, before the steps
     while True:
-        idle = [s for s in body if s in plan.copied and s.body[0].targets[0].target.value in unused
-                and not any(s.body[0].targets[0].target.value in names_read(other) for other in body if other is not s)]
+        idle = [s for s in body if s in plan.copied and set(assigned_names(s)) <= unused
+                and not any(set(assigned_names(s)) & set(names_read(other)) for other in body if other is not s)]
         if not idle:
             break
         body = [s for s in body if s not in idle]

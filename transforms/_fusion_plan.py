@@ -18,6 +18,8 @@ import libcst as cst
 
 from transforms._fusion_args import IndexChecker
 from transforms._fusion_body import (
+    assigned_names,
+    assigned_pairs,
     bound_count,
     copied_statements,
     evaluation_blocks,
@@ -86,15 +88,15 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
         return "loop body rebinds the loop variable"
     run_once = invariant_bindings(body[:index], loop_var, body, state)
     copied = copied_statements([s for s in body[:index] if s not in run_once], call)
-    per_step = {s.body[0].targets[0].target.value: s.body[0].value for s in copied}
+    per_step = {name: value for s in copied for name, value in assigned_pairs(s)}
     if any(bound_count(body, name) != 1 for name in per_step):
         return "a value the step call reads is bound more than once in the loop body"
     checker = IndexChecker(loop_var, per_step, (bound - set(per_step) - names_bound(run_once)) | state)
     for problem in _check_range(checker, loop.iter):
         return f"range {problem}"
     scheduled = scheduled_values(checker, copied, call)
-    copied = [s for s in copied if s.body[0].targets[0].target.value not in scheduled]
-    problems = [named_problem(s, checker.copied_value(s.body[0].value)) for s in copied]
+    copied = [s for s in copied if not set(assigned_names(s)) & set(scheduled)]
+    problems = [named_problem(name, checker.copied_value(value)) for s in copied for name, value in assigned_pairs(s)]
     problems += [_argument_problem(checker, arg, step) for arg in call.args
                  if not (isinstance(arg.value, cst.Name) and arg.value.value in scheduled)]
     problems.append(evaluations and evaluation_problem(body, index, [*copied, *run_once], evaluations, checker,

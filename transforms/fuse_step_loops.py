@@ -23,6 +23,7 @@ from collections import Counter
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
+from transforms._fusion_body import assigned_names
 from transforms._fusion_codegen import (
     replays_work,
     GRAPH_LOCALS,
@@ -163,7 +164,7 @@ class FuseStepLoops(TFTransform):
     def _unused(self, plan: Plan, loop: cst.For) -> frozenset[str]:
         """Names of the index statements the graph loop computes that nothing outside the loop reads."""
         inside = Counter(names_read(loop))
-        names = {s.body[0].targets[0].target.value for s in plan.copied}
+        names = {name for s in plan.copied for name in assigned_names(s)}
         return frozenset(name for name in names if self.counts[name] == inside[name])
 
     def _index_arrays_problem(self, plan: Plan) -> str | None:
