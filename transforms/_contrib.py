@@ -32,7 +32,8 @@ MODULE_REPLACEMENTS: dict[str, str] = {
                       "(legacy Keras)",
     "tf.contrib.seq2seq": "TensorFlow Addons tfa.seq2seq (end of life) or Keras layers",
     "tf.contrib.signal": "tf.signal",
-    "tf.contrib.slim": "tf_slim (pip install tf-slim; import tf_slim as slim) or tf.keras layers",
+    "tf.contrib.slim": "tf.keras layers, or tf_slim (pip install tf-slim; import tf_slim as slim) on "
+                       "tf.compat.v1 (tf-slim 1.1's batch_norm no longer loads on TensorFlow 2.21)",
     "tf.contrib.stateless": "tf.random.stateless_* functions",
     "tf.contrib.summary": "tf.summary (the TF2 summary API)",
     "tf.contrib.tensor_forest": "TensorFlow Decision Forests",
