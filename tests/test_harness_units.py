@@ -62,6 +62,22 @@ def test_early_steps_use_atol_and_later_steps_rtol():
     assert compare_leaf(np.float32(1.0), np.float32(1.06), *tolerance.at_step(10)).close is False
 
 
+def test_after_the_early_steps_a_tensor_may_pass_in_norm():
+    """Round-off grown through training: elements near zero move by more than 5% of themselves while
+    the tensor as a whole is within 5%; early calls stay element by element."""
+    tolerance = Tolerance(atol=1e-5, rtol=0.05)
+    legacy = np.array([0.9, -0.5, 0.3, 1e-3], np.float32)
+    grown = legacy + np.array([0.002, -0.001, 0.001, 0.001], np.float32)
+    assert tolerance.normwise_at(10) and not tolerance.normwise_at(9)
+    assert not compare_leaf(legacy, grown, 1e-5, 0.05).close
+    assert compare_leaf(legacy, grown, 1e-5, 0.05, normwise=True).close
+    assert not compare_leaf(legacy, grown, *tolerance.at_step(0), normwise=tolerance.normwise_at(0)).close
+    # A real difference is still one in norm: a flipped sign, or a tensor 10% off.
+    assert not compare_leaf(legacy, -legacy, 1e-5, 0.05, normwise=True).close
+    assert not compare_leaf(legacy, legacy * 1.1, 1e-5, 0.05, normwise=True).close
+    assert not compare_leaf(np.array([np.nan, 1.0]), np.array([1.0, 1.0]), 1e-5, 0.05, normwise=True).close
+
+
 def test_leaf_comparison_reports_errors_shapes_nans_and_exact_kinds():
     errors = compare_leaf(np.array([1.0, 2.0]), np.array([1.0, 2.5]), 1e-5, 0.0)
     assert not errors.close and errors.max_abs == pytest.approx(0.5) and errors.max_rel == pytest.approx(0.25)

@@ -125,7 +125,8 @@ def _compare_calls(site, legacy, migrated, tolerance, is_strict, training_sequen
             if OPAQUE in (_kind(want), _kind(got)):
                 stats.problem = stats.problem or "not an array: not compared"
                 continue
-            stats.note(step, compare_leaf(want, got, atol, rtol), strict)
+            normwise = tolerance.normwise_at(max(step, trained))
+            stats.note(step, compare_leaf(want, got, atol, rtol, normwise), strict)
 
 
 def _paired_calls(legacy: SiteData, migrated: SiteData):

@@ -55,7 +55,8 @@ def compare_results(legacy: dict, migrated: dict, tolerance: Tolerance, is_advis
             continue
         actual = migrated[key]
         try:
-            errors = compare_leaf(np.asarray(expected), np.asarray(actual), tolerance.atol, tolerance.rtol)
+            errors = compare_leaf(np.asarray(expected), np.asarray(actual), tolerance.atol, tolerance.rtol,
+                                  normwise=True)
         except (TypeError, ValueError) as error:
             compared.append(ResultComparison(key, expected, actual, "mismatch", problem=str(error)))
             continue
