@@ -105,11 +105,12 @@ def bound_count(body, name: str) -> int:
     return sum(name in names_bound([statement]) for statement in body)
 
 
-def plain_python_problem(statements, state: set[str], call_problem) -> str | None:
+def plain_python_problem(statements, state: set[str], call_problem, logs=lambda call: False) -> str | None:
     """Why the statements around the step call are not plain Python on its outputs, or None (the
-    index statements copied into the graph are checked as such, by `IndexChecker`)."""
+    index statements copied into the graph are checked as such, by `IndexChecker`). The names of a
+    logging function (`tf.logging.info`: `logs(call)`) are no state read; its arguments are checked."""
     for statement in statements:
-        touched = sorted(set(names_read(statement)) & state)
+        touched = sorted(set(names_read(statement, skip=logs)) & state)
         if touched:
             return f"loop body also reads `{touched[0]}` (TensorFlow state or another function) mid-loop"
         for call in calls_in(statement):
@@ -148,11 +149,11 @@ def fed_arrays_problem(statements, fed: set[str]) -> str | None:
     return touched and f"loop body also uses `{touched[0]}`, which the step is fed, and might change it mid-loop"
 
 
-def evaluation_blocks(body, state: set[str], call_problem) -> list[cst.If]:
+def evaluation_blocks(body, state: set[str], call_problem, logs=lambda call: False) -> list[cst.If]:
     """`if` statements (without else) of the loop body that do more than plain Python: an evaluation
-    or logging point that calls other TensorFlow functions or reads state."""
+    that calls other TensorFlow functions or reads state (logging the step's outputs does not)."""
     return [s for s in body if isinstance(s, cst.If) and s.orelse is None
-            and plain_python_problem([s], state, call_problem) is not None]
+            and plain_python_problem([s], state, call_problem, logs) is not None]
 
 
 def replayed_work(body, index: int, copied, evaluations) -> list:

@@ -60,7 +60,8 @@ class Plan:
 
 
 def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
-                call_problem: Callable[[cst.Call], str | None], opaque: frozenset[str] = frozenset()) -> Plan | str:
+                call_problem: Callable[[cst.Call], str | None], opaque: frozenset[str] = frozenset(),
+                logs: Callable[[cst.Call], bool] = lambda call: False) -> Plan | str:
     """`state`: names of TensorFlow functions, variables and modules, which the loop must not read;
     `opaque`: names that may hold such objects (results of calls that may return them, `self`), which
     the loop's Python work must not read unless the loop body binds them itself. (The step's
@@ -75,7 +76,7 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
     leaving = leaving_statement(body)
     if leaving is not None:
         return f"loop body contains `{type(leaving).__name__}`; the steps could not all run first"
-    evaluations = evaluation_blocks(body, state | (opaque - names_bound(body)), call_problem)
+    evaluations = evaluation_blocks(body, state | (opaque - names_bound(body)), call_problem, logs)
     found = _step_call([s for s in body if s not in evaluations], steps)
     if found == NO_STEP_CALL:  # the step is called only under an `if`: say so
         found = _step_call(body, steps)
@@ -104,7 +105,7 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
     python_work = [s for i, s in enumerate(body) if i != index and s not in [*copied, *run_once, *evaluations]]
     fed = {*checker.facts.sliced, *checker.facts.whole, *names_bound(run_once)}
     problem = next((p for p in problems if p), None) or plain_python_problem(
-        python_work, state | (opaque - bound), call_problem) or fed_arrays_problem(python_work, fed)
+        python_work, state | (opaque - bound), call_problem, logs) or fed_arrays_problem(python_work, fed)
     if problem:
         return problem
     params = loop_params(call, step, per_step, set(scheduled))

@@ -12,11 +12,19 @@ LEAVING = (cst.Break, cst.Continue, cst.Return, cst.Raise, cst.Global, cst.Nonlo
            cst.FunctionDef, cst.ClassDef, cst.With, cst.Try, cst.Assert, cst.Import, cst.ImportFrom)
 
 
-def names_read(node: cst.CSTNode) -> list[str]:
-    """Every bare name in `node`, in source order (attribute names after a dot excluded)."""
+def names_read(node: cst.CSTNode, skip=None) -> list[str]:
+    """Every bare name in `node`, in source order (attribute names after a dot excluded); with
+    `skip`, those of the called function of each call for which `skip(call)` holds left out."""
     found: list[str] = []
 
     class Collector(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> bool:
+            if skip is None or not skip(call):
+                return True
+            for arg in call.args:
+                arg.visit(self)
+            return False
+
         def visit_Name(self, name: cst.Name) -> None:
             found.append(name.value)
 

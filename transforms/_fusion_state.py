@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import libcst as cst
 
 from transforms._fusion_names import LOOP_SUFFIX
+from transforms._graph_api import _in, table
 from transforms._fusion_plan import StepFunction
 from transforms._fusion_scan import calls_in, names_bound, names_read, step_outputs
 
@@ -29,10 +31,19 @@ class ModuleFacts:
     plain: dict[str, cst.FunctionDef] = field(default_factory=dict)
     opaque: frozenset[str] = frozenset()  # may hold TensorFlow objects: see `collect_facts`
     qualified: Callable[[cst.CSTNode], set[str]] = lambda node: set()
+    tf_names: Callable[[cst.CSTNode], set[str]] = lambda node: set()
+
+    def logs(self, call: cst.Call) -> bool:
+        """Whether `call` only logs (`tf.logging.info`, absl's `logging.info`: the `loop_logging` table):
+        plain Python on values already fetched, replayed with the loop's other per-step Python work."""
+        names = self.tf_names(call.func) or self.qualified(call.func)  # canonical tf. names first
+        return bool(names) and all(_in(name, loop_logging()) for name in names)
 
     def call_problem(self, call: cst.Call, depth: int = 0) -> str | None:
         """Why `call` in a fused loop body might touch TensorFlow state, or None for plain Python."""
         func = call.func
+        if self.logs(call):
+            return None
         if isinstance(func, cst.Name) and func.value in SAFE_BUILTINS and func.value not in self.plain:
             return None
         if isinstance(func, cst.Attribute) and (func.attr.value in SAFE_METHODS or any(
@@ -63,7 +74,7 @@ class ModuleFacts:
 
 def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
     """Scan `module` once; `tf_names(node)` gives a node's TensorFlow names (metadata-backed)."""
-    facts = ModuleFacts(qualified=qualified)
+    facts = ModuleFacts(qualified=qualified, tf_names=tf_names)
     assignments: list[cst.Assign] = []
 
     class Scanner(cst.CSTVisitor):
@@ -101,6 +112,11 @@ def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
             opaque |= names_bound([node])
     facts.opaque = frozenset(opaque - facts.state)
     return facts
+
+
+@lru_cache(maxsize=1)
+def loop_logging() -> tuple[str, ...]:
+    return tuple(table("graph_api")["loop_logging"])
 
 
 def _callee_name(call: cst.Call) -> str | None:

@@ -93,7 +93,7 @@ class FuseStepLoops(TFTransform):
         if not self.facts.steps:
             return
         plan = plan_fusion(node, self.facts.steps, self.facts.state, self.facts.call_problem,
-                           self.facts.opaque)
+                           self.facts.opaque, self.facts.logs)
         if plan == NO_STEP_CALL or (isinstance(plan, str) and self._in_graph(node)):
             return  # not a step loop, or already a graph loop (a multi-step function's own)
         problem = plan if isinstance(plan, str) else (
