@@ -13,7 +13,11 @@ scope (`rnn`, `rnn_1`, or dynamic_rnn's `scope=`) and called where dynamic_rnn r
 output it is. The weights are laid out differently (TF1 packs input and recurrent kernels in one
 matrix, gates i, j, f, o, and adds forget_bias at run time; Keras has two matrices, gates i, f, c, o,
 and the forget bias in the bias): migrate/harness/rnn_weights.py converts legacy weights for the
-harness. Refused: peepholes, projections, clipping, forget_bias other than 1.0, custom initializers,
+harness. A run over a short sequence of fixed length (a placeholder `[None, T, ...]` with T an integer
+literal or a module constant of at most MAX_UNROLLED_STEPS, or the outputs of such a run) gets
+`unroll=True`: the same cell computation per step, without Keras's generic while loop, whose per-step
+cost (TensorArrays, the v2 While op and its gradient's accumulators) made the migrated LSTM step about
+twice as slow as TF1's dynamic_rnn on CPU. Refused: peepholes, projections, clipping, forget_bias other than 1.0, custom initializers,
 sequence_length, initial_state, time_major, a cell run twice, state read any other way.
 """
 from __future__ import annotations
@@ -26,7 +30,7 @@ import libcst as cst
 from transforms._graph_api import rnn_cell_kind
 from transforms._graph_layers import LayerUse
 from transforms._graph_model import Item, Kind
-from transforms._graph_syntax import Refusal, bind_arguments, code, string_value
+from transforms._graph_syntax import Refusal, bind_arguments, code, string_value, walk
 
 _CELL_SIGNATURES = {
     "tf.nn.rnn_cell.LSTMCell": ["num_units", "use_peepholes", "cell_clip", "initializer", "num_proj", "proj_clip",
@@ -46,6 +50,9 @@ _BIDIRECTIONAL_RNN = ["cell_fw", "cell_bw", "inputs", "sequence_length", "initia
                       "dtype", "parallel_iterations", "swap_memory", "time_major", "scope"]
 _STATIC_RNN = ["cell", "inputs", "initial_state", "dtype", "sequence_length", "scope"]
 _LSTM_STATE = {"c": 0, "h": 1}  # LSTMStateTuple(c, h)
+# Longest fixed sequence a converted run is unrolled over (unrolling builds one cell computation per
+# step: worth it for the short sequences where the loop's per-step overhead dominates).
+MAX_UNROLLED_STEPS = 32
 
 
 @dataclass
@@ -62,19 +69,24 @@ class RnnConverter:
         self.scanner = scanner
         self.cells: dict[str, Cell] = {}
         self.scope_counts = {"rnn": 0, "bidirectional_rnn": 0}
+        self.sequence_steps: dict[str, int] = {}  # outputs of block runs -> their fixed number of steps
+        self._placeholders: dict = {}
 
     def run(self, item: Item, target: cst.BaseExpression, call: cst.Call, tf_name: str) -> None:
         """A run in the graph block: its statement becomes the Keras layer's call."""
         conversion = self.convert_run(target, call, tf_name, self.cells, self._block_references,
-                                      self.scanner.block.member_aliases)
+                                      self.scanner.block.member_aliases, self.scanner.block.placeholders)
         item.body = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(conversion.target())], call)])
         self.scanner.graph_statement(item, conversion.defined, call, extra_uses=[conversion.use])
 
     def convert_run(self, target: cst.BaseExpression, call: cst.Call, tf_name: str, cells: dict,
-                    references: Callable[[str], list], aliases: dict) -> RunConversion:
+                    references: Callable[[str], list], aliases: dict, placeholders: dict | None = None) -> RunConversion:
         """The Keras layer for a run of `cells`; reads of its results (found by `references`) that
-        must change are written into `aliases` (node id -> code)."""
+        must change are written into `aliases` (node id -> code). `placeholders` (graph block runs
+        only): the block's placeholders, whose shapes tell a fixed sequence length."""
         self._cells, self._references, self._aliases = cells, references, aliases
+        self._placeholders = placeholders if placeholders is not None else {}
+        self._in_block = placeholders is not None
         if tf_name == "tf.nn.bidirectional_dynamic_rnn":
             return self.bidirectional_dynamic_rnn(target, call)
         if tf_name.endswith(".static_rnn"):
@@ -123,9 +135,11 @@ class RnnConverter:
         names = self._targets(target)
         layer = self._layer_name(bound.get("scope"), "rnn")
         object_name = self.scanner.names.fresh(_KERAS[cell.kind].lower())
-        use = LayerUse(call, object_name, self._construction(cell, layer), [bound["inputs"]], {},
-                       True, _KERAS[cell.kind])
+        steps = self._fixed_steps(bound["inputs"])
+        use = LayerUse(call, object_name, self._construction(cell, layer, unroll=steps is not None),
+                       [bound["inputs"]], {}, True, _KERAS[cell.kind])
         outputs, state = names
+        self._note_steps(steps, outputs)
         results = [outputs, *self._state_names(cell, state)]
         return RunConversion(use, results, tuple(n for n in (outputs, state) if n != "_"))
 
@@ -140,12 +154,32 @@ class RnnConverter:
         (out_fw, out_bw), (state_fw, state_bw) = (self._targets(part) for part in self._targets_nodes(target))
         layer = self._layer_name(bound.get("scope"), "bidirectional_rnn")
         object_name = self.scanner.names.fresh("bidirectional")
-        construction = (f"tf.keras.layers.Bidirectional({self._construction(forward, 'fw')}, "
-                        f"backward_layer={self._construction(backward, 'bw', go_backwards=True)}, "
+        steps = self._fixed_steps(bound["inputs"])
+        unroll = steps is not None
+        construction = (f"tf.keras.layers.Bidirectional({self._construction(forward, 'fw', unroll=unroll)}, "
+                        f"backward_layer={self._construction(backward, 'bw', go_backwards=True, unroll=unroll)}, "
                         f"merge_mode=None, name={layer!r})")
+        self._note_steps(steps, out_fw, out_bw)
         use = LayerUse(call, object_name, construction, [bound["inputs"]], {}, True, "Bidirectional")
         results = [out_fw, out_bw, *self._state_names(forward, state_fw), *self._state_names(backward, state_bw)]
         return RunConversion(use, results, tuple(n for n in (out_fw, out_bw, state_fw, state_bw) if n != "_"))
+
+    def _fixed_steps(self, inputs: cst.BaseExpression) -> int | None:
+        """The fixed, short number of steps of a block run's inputs: a placeholder bound once, shaped
+        `[batch, T, ...]` with T an integer literal or a module constant, or the outputs of such a run."""
+        if not (self._in_block and isinstance(inputs, cst.Name)):
+            return None
+        if len(self.scanner.resolver.block_assignments(inputs.value)) != 1:
+            return None
+        steps = self.sequence_steps.get(inputs.value)
+        placeholder = self._placeholders.get(inputs.value)
+        if steps is None and placeholder is not None:
+            steps = _time_dimension(placeholder.shape, self.scanner.resolver.module)
+        return steps if steps is not None and 0 < steps <= MAX_UNROLLED_STEPS else None
+
+    def _note_steps(self, steps: int | None, *outputs: str) -> None:
+        if self._in_block and steps is not None:
+            self.sequence_steps.update({name: steps for name in outputs if name != "_"})
 
     def _targets_nodes(self, target: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression]:
         if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
@@ -187,7 +221,7 @@ class RnnConverter:
             arguments.append("reset_after=False")
         arguments += ["return_sequences=True", "return_state=True"]
         arguments += ["go_backwards=True"] if go_backwards else []
-        arguments += ["unroll=True"] if unroll else []  # static_rnn's graph is unrolled over its steps
+        arguments += ["unroll=True"] if unroll else []  # static_rnn's graph is unrolled; short fixed runs
         arguments.append(f"name={layer!r}")
         return f"tf.keras.layers.{_KERAS[cell.kind]}({', '.join(arguments)})"
 
@@ -255,6 +289,36 @@ class _StackedStepsUse(LayerUse):
 
     def call_code(self, render=code) -> str:
         return f"{self.object_name}(tf.stack({render(self.inputs[0])}, axis=1))"
+
+
+def _time_dimension(shape: str, module: cst.Module) -> int | None:
+    """T of a batch-major placeholder shape `[batch, T, ...]`: an integer literal, or a name bound once
+    in the module, by a module-level `NAME = <integer literal>`."""
+    try:
+        node = cst.parse_expression(shape)
+    except cst.ParserSyntaxError:
+        return None
+    if not (isinstance(node, (cst.List, cst.Tuple)) and len(node.elements) >= 3):
+        return None
+    time = node.elements[1].value
+    if isinstance(time, cst.Integer):
+        return int(time.value)
+    if isinstance(time, cst.Name):
+        return _module_integer(module, time.value)
+    return None
+
+
+def _module_integer(module: cst.Module, name: str) -> int | None:
+    bindings = [node for node in walk(module) if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign,
+                                                                   cst.For, cst.AsName, cst.Param))
+                and any(isinstance(n, cst.Name) and n.value == name
+                        for n in walk(getattr(node, "target", None) or getattr(node, "name", None) or node))]
+    values = [small.value for statement in module.body if isinstance(statement, cst.SimpleStatementLine)
+              for small in statement.body if isinstance(small, cst.Assign) and len(small.targets) == 1
+              and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name]
+    if len(bindings) == 1 and len(values) == 1 and isinstance(values[0], cst.Integer):
+        return int(values[0].value)
+    return None
 
 
 def _literal_index(member: cst.CSTNode, name: cst.Name) -> int | None:
