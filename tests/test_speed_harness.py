@@ -71,6 +71,24 @@ def test_fused_steps_travel_through_the_sites_file(tmp_path):
     assert json.loads(path.read_text())["run_sites"] == [{"line": 31, "function": "train_step"}]
 
 
+def test_a_fused_call_of_several_step_functions_is_recorded_as_each_ones_steps(tmp_path):
+    def multi_step(first, stop):
+        return ([None, np.arange(first, stop, dtype=np.float32)], 10.0 * np.arange(first, stop))
+
+    probe = FakeProbe()
+    fused.FusedFunction(multi_step, ["fn:d_step", "fn:g_step"], probe)(0, 20)
+    d, g = probe.recorder.sites["fn:d_step"], probe.recorder.sites["fn:g_step"]
+    assert d.calls == g.calls == 20 and float(d.values[7][1]) == 7.0 and float(g.values[7][0]) == 70.0
+    assert all(d.starts[k] < g.starts[k] <= d.starts[k + 1] for k in range(19))  # d, then g, at each step
+    source = ("def d_step(x):\n    pass\n\n\ndef d_step_loop(first, stop):\n"
+              "    for i in range(first, stop):\n        d_step(1)\n        g_step()\n")
+    found = fused_map(source, ["d_step", "g_step"])
+    assert found == {"d_step_loop": ["d_step", "g_step"]}
+    path = tmp_path / "prog.sites.json"
+    write_site_map(str(path), [(31, "d_step"), (32, "g_step")], found)
+    assert load_fused_map(str(path)) == found
+
+
 @pytest.fixture(scope="module")
 def batch_norm(tmp_path_factory):
     """One legacy run of core_batch_norm.py and its (fused) migration, shared below."""

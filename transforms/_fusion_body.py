@@ -11,10 +11,10 @@ from transforms._fusion_args import IndexChecker
 from transforms._fusion_scan import calls_in, names_bound, names_read
 
 
-def scheduled_values(checker: IndexChecker, copied, call: cst.Call) -> dict[str, cst.BaseExpression]:
+def scheduled_values(checker: IndexChecker, copied, calls) -> dict[str, cst.BaseExpression]:
     """Copied values that are not index arithmetic but plain Python numbers of the step (a learning
-    rate schedule), fed to the step whole and read by nothing else the graph repeats."""
-    fed = {a.value.value for a in call.args if isinstance(a.value, cst.Name)}
+    rate schedule), fed to a step (`calls`: the step calls) whole and read by nothing else the graph repeats."""
+    fed = {a.value.value for call in calls for a in call.args if isinstance(a.value, cst.Name)}
     found = {}
     for statement in copied:
         pairs = assigned_pairs(statement)
@@ -84,10 +84,10 @@ def assigned_names(statement) -> list[str]:
     return [name for name, _ in assigned_pairs(statement)]
 
 
-def copied_statements(before, call: cst.Call) -> list[cst.SimpleStatementLine]:
-    """Assignments before the call (of one name, or element-wise of a tuple of names) binding names
-    the call reads, directly or not."""
-    needed = set(names_read(call))
+def copied_statements(before, calls) -> list[cst.SimpleStatementLine]:
+    """Assignments before the first step call (of one name, or element-wise of a tuple of names)
+    binding names the step calls read, directly or not."""
+    needed = set().union(*(names_read(call) for call in calls))
     chosen = []
     for statement in reversed(before):
         pairs = assigned_pairs(statement)

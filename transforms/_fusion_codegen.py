@@ -38,34 +38,65 @@ def code(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
 
 
-def leaves(plan: Plan) -> list[tuple[str, str]]:
-    """(key expression, TensorArray name) of each non-None output, in order."""
-    kind, keys = plan.step.outputs.kind, plan.step.outputs.keys
+def leaves(plan: Plan, step=None, base: str = "stacked") -> list[tuple[str, str]]:
+    """(key expression, TensorArray name) of each non-None output of `step` (the plan's first), in order."""
+    outputs = (step or plan.step).outputs
+    kind, keys = outputs.kind, outputs.keys
+    if kind == "none":
+        return []
     if kind == "single":
-        return [("", "stacked")]
+        return [("", base)]
     if kind == "dict":
-        return [(f"[{key}]", "stacked_" + (re.sub(r"\W", "_", key[1:-1]) or str(n))) for n, key in enumerate(keys)]
-    return [(f"[{key}]", f"stacked_{key}") for key in keys]
+        return [(f"[{key}]", f"{base}_" + (re.sub(r"\W", "_", key[1:-1]) or str(n))) for n, key in enumerate(keys)]
+    return [(f"[{key}]", f"{base}_{key}") for key in keys]
 
 
-def structure(plan: Plan, leaf) -> str:
+def structure(plan: Plan, leaf, step=None, base: str = "stacked") -> str:
     """The step function's output structure with each non-None leaf written by `leaf(key, name)`."""
-    outputs, pairs = plan.step.outputs, leaves(plan)
+    step = step or plan.step
+    outputs, pairs = step.outputs, leaves(plan, step, base)
+    if outputs.kind == "none":
+        return "None"
     if outputs.kind == "single":
         return leaf(*pairs[0])
     if outputs.kind == "dict":
         items = {key: f"{key}: {leaf(f'[{key}]', name)}" for (_, name), key in zip(pairs, outputs.keys)}
         items.update({key: f"{key}: None" for key in outputs.none_keys})
-        return "{" + ", ".join(items[key] for key in sorted(items, key=_dict_order(plan))) + "}"
+        return "{" + ", ".join(items[key] for key in sorted(items, key=_dict_order(outputs))) + "}"
     by_position = {int(key[1:-1]): leaf(key, name) for key, name in pairs}
     elements = [by_position.get(i, "None") for i in range(outputs.length)]
     text = ", ".join(elements) + ("," if outputs.kind == "tuple" and len(elements) == 1 else "")
     return f"[{text}]" if outputs.kind == "list" else f"({text})"
 
 
-def _dict_order(plan: Plan):
-    order = list(plan.step.outputs.keys) + list(plan.step.outputs.none_keys)
+def _dict_order(outputs):
+    order = list(outputs.keys) + list(outputs.none_keys)
     return order.index
+
+
+def step_parts(plan: Plan) -> list[tuple[int | None, object, cst.Call, int, str, str]]:
+    """(position among the outputs or None for a lone step, step function, call, statement position,
+    TensorArray base name, structured-outputs name) of each step call: a loop calling several step
+    functions returns one output structure per step function, in call order."""
+    calls = plan.step_calls()
+    if len(calls) == 1:
+        return [(None, plan.step, plan.call, plan.call_index, "stacked", "outputs")]
+    return [(j, step, call, index, "stacked" if j == 0 else f"stacked{j + 1}", "outputs" if j == 0 else f"outputs_{j + 1}")
+            for j, (step, call, index) in enumerate(calls)]
+
+
+def has_outputs(plan: Plan) -> bool:
+    return any(step.outputs.kind != "none" for step, _, _ in plan.step_calls())
+
+
+def all_structure(plan: Plan, leaf) -> str:
+    """Every step function's output structure (a tuple of them for several), leaves by `leaf(j, key, name)`."""
+    parts = [structure(plan, lambda key, ta, j=j: leaf(j, key, ta), step, base) for j, step, _, _, base, _ in step_parts(plan)]
+    return parts[0] if len(parts) == 1 else "(" + ", ".join(parts) + ")"
+
+
+def _at(j: int | None) -> str:
+    return "" if j is None else f"[{j}]"
 
 
 def fused_function(plan: Plan, loop: cst.For, tf: str) -> str:
@@ -79,11 +110,16 @@ def fused_function(plan: Plan, loop: cst.For, tf: str) -> str:
     lines = [f"@{tf}.function(input_signature=[\n{scalar}{scalar}{specs}])",
              f"def {name}(first, stop{params}):",
              f'    """Runs `{step}` for steps first..stop-1 in one graph; outputs stacked, one row per step."""']
-    pairs = leaves(plan) if plan.step.outputs.kind != "none" else []
-    if pairs:
-        lines.append(f"    outputs = {step}.get_concrete_function().structured_outputs")
-        lines += [f"    {ta} = {tf}.TensorArray(outputs{key}.dtype, size=stop - first, element_shape=outputs{key}.shape)"
-                  for key, ta in pairs]
+    if plan.more:
+        called = ", then ".join(f"`{part.name}`" for part, _, _ in plan.step_calls())
+        lines[-1] = (f'    """Runs {called} for steps first..stop-1 in one graph; outputs stacked, one row per step, '
+                     'one structure per step function."""')
+    for _, part, _, _, base, structured in step_parts(plan):
+        pairs = leaves(plan, part, base)
+        if pairs:
+            lines.append(f"    {structured} = {part.name}.get_concrete_function().structured_outputs")
+            lines += [f"    {ta} = {tf}.TensorArray({structured}{key}.dtype, size=stop - first, "
+                      f"element_shape={structured}{key}.shape)" for key, ta in pairs]
     lines.append(f"    for {counter} in {tf}.range(first, stop):")
     if plan.uses_loop_var and not simple:
         start, stride = _start_and_stride(loop.iter)
@@ -91,12 +127,15 @@ def fused_function(plan: Plan, loop: cst.For, tf: str) -> str:
         lines.append(f"        {loop.target.value} = {offset}index{stride}")
     lines += [f"        {name} = {values_name(name)}[{counter}]" for name, _ in plan.scheduled]
     lines += ["        " + graph_code(plan, statement, tf).strip() for statement in plan.copied]
-    if pairs:
-        lines.append(f"        step_outputs = {graph_code(plan, plan.call, tf)}")
-        lines += [f"        {ta} = {ta}.write({counter} - first, step_outputs{key})" for key, ta in pairs]
-        lines.append(f"    return {structure(plan, lambda key, ta: ta + '.stack()')}")
-    else:
-        lines.append(f"        {graph_code(plan, plan.call, tf)}")
+    for _, part, call, _, base, _ in step_parts(plan):
+        pairs = leaves(plan, part, base)
+        if pairs:
+            lines.append(f"        step_outputs = {graph_code(plan, call, tf)}")
+            lines += [f"        {ta} = {ta}.write({counter} - first, step_outputs{key})" for key, ta in pairs]
+        else:
+            lines.append(f"        {graph_code(plan, call, tf)}")
+    if has_outputs(plan):
+        lines.append(f"    return {all_structure(plan, lambda j, key, ta: ta + '.stack()')}")
     return "\n".join(lines) + "\n"
 
 
@@ -152,19 +191,20 @@ def schedules(plan: Plan, loop: cst.For) -> list[str]:
 def fused_call(plan: Plan, loop: cst.For) -> str:
     args = "".join(f", {param}" for param, _ in plan.params)
     call = f"{loop_function_name(plan.step.name)}({steps_expression(loop)}{args})"
-    return call if plan.step.outputs.kind == "none" else f"{outputs_name(plan.step.name)} = {call}"
+    return call if not has_outputs(plan) else f"{outputs_name(plan.step.name)} = {call}"
 
 
 def reads_rows(plan: Plan, loop: cst.For) -> bool:
     """Whether the replay loop reads the step's outputs (the call's value is assigned)."""
-    statement = loop.body.body[plan.call_index]
-    return plan.step.outputs.kind != "none" and not isinstance(statement.body[0], cst.Expr)
+    return any(step.outputs.kind != "none" and not isinstance(loop.body.body[index].body[0], cst.Expr)
+               for step, _, index in plan.step_calls())
 
 
 def rows_binding(plan: Plan, tf: str) -> str:
     """The stacked outputs unstacked into one tensor per step (structure kept, None stays None)."""
     outputs = outputs_name(plan.step.name)
-    return f"{rows_name(plan.step.name)} = " + structure(plan, lambda key, ta: f"{tf}.unstack({outputs}{key})")
+    return f"{rows_name(plan.step.name)} = " + all_structure(
+        plan, lambda j, key, ta: f"{tf}.unstack({outputs}{_at(j)}{key})")
 
 
 def replay_loop(plan: Plan, loop: cst.For, unused: frozenset[str] = frozenset()) -> cst.For | None:
@@ -174,15 +214,15 @@ def replay_loop(plan: Plan, loop: cst.For, unused: frozenset[str] = frozenset())
     simple = len(loop.iter.args) == 1 and loop.target.value != "_"
     row = loop.target.value if simple else REPLAY_INDEX
     body = list(loop.body.body)
-    statement = body[plan.call_index]
-    if isinstance(statement.body[0], cst.Expr):
-        del body[plan.call_index]
-    else:
-        value = structure(plan, lambda key, ta: f"{rows_name(plan.step.name)}{key}[{row}]") \
-            if plan.step.outputs.kind != "none" else "None"
+    for j, part, _, index, base, _ in step_parts(plan):
+        statement = body[index]
+        if isinstance(statement.body[0], cst.Expr):
+            body[index] = None
+            continue
+        value = structure(plan, lambda key, ta: f"{rows_name(plan.step.name)}{_at(j)}{key}[{row}]", part, base)
         assign = statement.body[0].with_changes(value=cst.parse_expression(value))
-        body[plan.call_index] = statement.with_changes(body=[assign])
-    body = [s for s in body if s not in plan.run_once]  # they ran once, before the steps
+        body[index] = statement.with_changes(body=[assign])
+    body = [s for s in body if s is not None and s not in plan.run_once]  # they ran once, before the steps
     while True:
         idle = [s for s in body if s in plan.copied and set(assigned_names(s)) <= unused
                 and not any(set(assigned_names(s)) & set(names_read(other)) for other in body if other is not s)]

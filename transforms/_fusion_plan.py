@@ -1,8 +1,9 @@
 """Deciding whether a Python step loop can run in one graph (TFM301), and how.
 
 `plan_fusion` returns a `Plan`, or the reason (a string) why the loop must stay as it is. The loop
-must be `for v in range(...)` without `else`, call exactly one step function once per iteration
-as a statement of its own, feed it invariant values or batches of invariant arrays (`_fusion_args`),
+must be `for v in range(...)` without `else`, call one step function once per iteration as a
+statement of its own (or, without an evaluation, several different step functions, each once, run in
+that order in the graph loop), feed it invariant values or batches of invariant arrays (`_fusion_args`),
 and otherwise do plain Python: no other TensorFlow function or state read, no early exit, no
 rebinding of what the call reads (but for a binding of the same value at every step, `a, b = pairs`,
 which then runs once, before the steps), no use of what it is fed that could change it in place.
@@ -57,6 +58,11 @@ class Plan:
     evaluations: tuple[cst.If, ...] = ()  # `if <schedule>:` blocks run between chunks of steps
     run_once: tuple[cst.SimpleStatementLine, ...] = ()  # invariant bindings, run before the steps instead
     index_arrays: tuple[str, ...] = ()  # invariant integer arrays whose batches gather the step's batches
+    more: tuple[tuple[StepFunction, cst.Call, int], ...] = ()  # further step calls, in order (no evaluation)
+
+    def step_calls(self) -> list[tuple[StepFunction, cst.Call, int]]:
+        """(step function, call, position of its statement) of every step call, in body order."""
+        return [(self.step, self.call, self.call_index), *self.more]
 
 
 def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
@@ -77,47 +83,57 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
     if leaving is not None:
         return f"loop body contains `{type(leaving).__name__}`; the steps could not all run first"
     evaluations = evaluation_blocks(body, state | (opaque - names_bound(body)), call_problem, logs)
-    found = _step_call([s for s in body if s not in evaluations], steps)
+    found = _step_calls([s for s in body if s not in evaluations], steps, not evaluations)
     if found == NO_STEP_CALL:  # the step is called only under an `if`: say so
-        found = _step_call(body, steps)
+        found = _step_calls(body, steps, False)
     if isinstance(found, str):
         return found
-    _, call, step, statement = found
+    _, call, step, statement = found[0]
     index = body.index(statement)
+    calls = [c for _, c, _, _ in found]
+    more = tuple((f_step, f_call, body.index(f_statement)) for _, f_call, f_step, f_statement in found[1:])
+    call_statements = [f_statement for *_, f_statement in found]
     loop_var, bound = loop.target.value, names_bound(body)
     if loop_var in bound or loop_var in names_bound([loop.iter]):
         return "loop body rebinds the loop variable"
     run_once = invariant_bindings(body[:index], loop_var, body, state)
-    copied = copied_statements([s for s in body[:index] if s not in run_once], call)
+    copied = copied_statements([s for s in body[:index] if s not in run_once], calls)
     per_step = {name: value for s in copied for name, value in assigned_pairs(s)}
     if any(bound_count(body, name) != 1 for name in per_step):
         return "a value the step call reads is bound more than once in the loop body"
     checker = IndexChecker(loop_var, per_step, (bound - set(per_step) - names_bound(run_once)) | state)
     for problem in _check_range(checker, loop.iter):
         return f"range {problem}"
-    scheduled = scheduled_values(checker, copied, call)
+    scheduled = scheduled_values(checker, copied, calls)
     copied = [s for s in copied if not set(assigned_names(s)) & set(scheduled)]
     problems = [named_problem(name, checker.copied_value(value)) for s in copied for name, value in assigned_pairs(s)]
-    problems += [_argument_problem(checker, arg, step) for arg in call.args
+    problems += [_argument_problem(checker, arg, f_step) for _, f_call, f_step, _ in found for arg in f_call.args
                  if not (isinstance(arg.value, cst.Name) and arg.value.value in scheduled)]
     problems.append(evaluations and evaluation_problem(body, index, [*copied, *run_once], evaluations, checker,
                                                        opaque - bound))
-    python_work = [s for i, s in enumerate(body) if i != index and s not in [*copied, *run_once, *evaluations]]
+    python_work = [s for s in body if s not in [*call_statements, *copied, *run_once, *evaluations]]
     fed = {*checker.facts.sliced, *checker.facts.whole, *names_bound(run_once)}
     problem = next((p for p in problems if p), None) or plain_python_problem(
         python_work, state | (opaque - bound), call_problem, logs) or fed_arrays_problem(python_work, fed)
     if problem:
         return problem
-    params = loop_params(call, step, per_step, set(scheduled))
-    if isinstance(params, str):
-        return params
+    params = ()
+    for _, f_call, f_step, _ in found:
+        more_params = loop_params(f_call, f_step, per_step, set(scheduled))
+        if isinstance(more_params, str):
+            return more_params
+        known = {name: cst.Module([]).code_for_node(spec) for name, spec in params}
+        for name, spec in more_params:
+            if known.setdefault(name, cst.Module([]).code_for_node(spec)) != cst.Module([]).code_for_node(spec):
+                return f"`{name}` feeds parameters with different signatures"
+        params += tuple((name, spec) for name, spec in more_params if name not in dict(params))
     indices = tuple(dict.fromkeys(checker.facts.indices))
     clash = sorted(set(indices) & {name for name, _ in params})
     if clash:
         return f"`{clash[0]}` is fed to the step and also indexes its batches"
     params += tuple((name, cst.parse_expression(INDEX_SPEC)) for name in indices)
     return Plan(step, call, index, tuple(copied), tuple(scheduled.items()), params,
-                checker.facts.uses_loop_var or bool(scheduled), tuple(evaluations), tuple(run_once), indices)
+                checker.facts.uses_loop_var or bool(scheduled), tuple(evaluations), tuple(run_once), indices, more)
 
 
 def _is_range(node: cst.BaseExpression) -> bool:
@@ -132,19 +148,26 @@ def _check_range(checker: IndexChecker, node: cst.Call):
             yield problem or "uses the loop variable"
 
 
-def _step_call(body, steps):
-    """(statement index, call, step function) of the one step call, or why there is not one."""
+def _step_calls(body, steps, several: bool):
+    """[(statement index, call, step function, statement)] of the step calls, in order, or why they
+    cannot be fused: one call, or with `several`, calls of different step functions (each once per
+    step, run in that order in the graph loop)."""
     calls = [(i, c) for i, s in enumerate(body) for c in calls_in(s, False) if _callee(c) in steps]
-    if len(calls) != 1:
-        return NO_STEP_CALL if not calls else "loop body calls tf.functions twice per step (e.g. an evaluation reading the weights mid-training)"
-    index, call = calls[0]
-    statement = body[index]
-    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
-        else None
-    if not (isinstance(small, cst.Expr) or (isinstance(small, cst.Assign) and len(small.targets) == 1)) \
-            or small.value is not call:
-        return f"the call of `{_callee(call)}` is not a statement of its own (`out = step(...)` or `step(...)`)"
-    return index, call, steps[_callee(call)], statement
+    if not calls:
+        return NO_STEP_CALL
+    names = [_callee(c) for _, c in calls]
+    if len(calls) > 1 and (not several or len(set(names)) < len(names) or len({i for i, _ in calls}) < len(calls)):
+        return "loop body calls tf.functions twice per step (e.g. an evaluation reading the weights mid-training)"
+    found = []
+    for index, call in calls:
+        statement = body[index]
+        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+            else None
+        if not (isinstance(small, cst.Expr) or (isinstance(small, cst.Assign) and len(small.targets) == 1)) \
+                or small.value is not call:
+            return f"the call of `{_callee(call)}` is not a statement of its own (`out = step(...)` or `step(...)`)"
+        found.append((index, call, steps[_callee(call)], statement))
+    return found
 
 
 def _callee(call: cst.Call) -> str | None:

@@ -3,9 +3,11 @@
 After TFM201 a training loop calls its `@tf.function` step once per iteration; on a CPU the Python
 dispatch of each call costs more than a small model's step. When the loop only feeds the step
 invariant arrays (or batches sliced from them by the loop variable) and otherwise does plain Python
-with the step's outputs, the steps are moved into one multi-step `tf.function` (a `tf.range` loop,
-one `tf.TensorArray` per output) called once, and the Python loop then runs over the stacked
-outputs, doing the same per-step work with the same values (tensors) in the same order.
+with the step's outputs (logging them included: `tf.logging`, absl), the steps are moved into one
+multi-step `tf.function` (a `tf.range` loop, one `tf.TensorArray` per output) called once, and the
+Python loop then runs over the stacked outputs, doing the same per-step work with the same values
+(tensors) in the same order. A loop calling several step functions (a GAN's discriminator step, then
+its generator step) runs them in that order in the graph loop and stacks each one's outputs.
 
 A loop that also evaluates at some steps (`if step % 100 == 0:` calling another function, reading
 weights) runs its steps in chunks instead: at each such step, one call for the steps up to it, then
@@ -110,7 +112,8 @@ class FuseStepLoops(TFTransform):
         self.hoisted.setdefault(anchor, [])
         function = loop_function_name(plan.step.name)
         done = f"{function}() calls between its evaluations" if plan.evaluations else f"one call of {function}()"
-        self.report(node, f"{plan.step.name}() loop -> {done}", fixed=True)
+        called = ", ".join(f"{step.name}()" for step, _, _ in plan.step_calls())
+        self.report(node, f"{called} loop -> {done}", fixed=True)
 
     def _anchor(self, plan: Plan, loop: cst.For) -> cst.CSTNode | str:
         """The statement the multi-step function is placed before, or why there is none.
@@ -120,6 +123,8 @@ class FuseStepLoops(TFTransform):
         the loop may run once per epoch), before the statement of that scope holding the loop."""
         here = len(self.scopes) - 1
         defined = self.step_scopes.get(plan.step.name, [])
+        if any(self.step_scopes.get(step.name, []) != defined for step, _, _ in plan.more):
+            return "the step functions it calls are not all defined in the same scope"
         levels = [i for i, scope in enumerate(self.scopes) if scope in defined] if len(defined) == 1 else [here]
         classes = [i for i, scope in enumerate(self.scopes) if isinstance(scope, cst.ClassDef)]
         lowest = classes[-1] + 1 if classes else 0  # a class body is no place for it, nor a way out
@@ -127,7 +132,7 @@ class FuseStepLoops(TFTransform):
         outside = outside_names(plan, loop)
         problem = "the step function is not defined in a scope enclosing the loop"
         for level in range(max(levels[0], lowest), here + 1) if levels else ():
-            if level == levels[0] < here and plan.step.name not in self.defined:
+            if level == levels[0] < here and any(step.name not in self.defined for step, _, _ in plan.step_calls()):
                 continue  # its input_signature would be read before the step function's own
             around = self.loops[level] if level < here else self.loops[level][:-1]
             problem = changed_problem(outside, around, self.scopes[level + 1:])
@@ -148,8 +153,10 @@ class FuseStepLoops(TFTransform):
         clash = sorted(generated & self.taken)
         if clash:
             return f"the name `{clash[0]}` it would define is already used"
-        inside = set(names_read(plan.call)).union(*(names_read(s) for s in plan.copied))
+        inside = set().union(*(names_read(call) for _, call, _ in plan.step_calls()), *(names_read(s) for s in plan.copied))
         clash = sorted(inside & GRAPH_LOCALS)
+        if plan.more:  # the TensorArrays and outputs of the further steps
+            clash += sorted(name for name in inside if name.startswith(("stacked", "outputs_")))
         return f"the step call reads `{clash[0]}`, a name the graph loop uses" if clash else None
 
     def _loop_var_problem(self, plan: Plan, loop: cst.For) -> str | None:
@@ -370,7 +377,8 @@ def reads_outside_rebinding_loops(module: cst.Module, name: str) -> int:
 
 def outside_names(plan: Plan, loop: cst.For) -> set[str]:
     """Names the multi-step function reads that are neither its parameters nor bound by the loop."""
-    inside = set(names_read(plan.call)).union(*(names_read(s) for s in plan.copied), names_read(loop.iter))
+    inside = set().union(*(names_read(call) for _, call, _ in plan.step_calls()),
+                         *(names_read(s) for s in plan.copied), names_read(loop.iter))
     return inside - {name for name, _ in plan.params} - names_bound(loop.body.body) - {loop.target.value}
 
 

@@ -42,10 +42,13 @@ def concatenate(tf, first, second):
 
 
 class FusedFunction:
-    """A multi-step `tf.function` whose calls are recorded as calls of its step function."""
+    """A multi-step `tf.function` whose calls are recorded as calls of its step function. One that
+    runs several step functions per step (`step_key` a list of their keys, in call order) returns one
+    output structure per step function: each step's time is shared between them, in that order."""
 
     def __init__(self, compiled, step_key, probe):
         self._compiled = compiled
+        self._keys = step_key if isinstance(step_key, list) else None
         self._key = step_key
         self._probe = probe
         self._warm = False
@@ -73,21 +76,27 @@ class FusedFunction:
     def record(self, parts, outputs):
         """Record each part's steps spread evenly over its call; harness time where it happened."""
         recorder = self._probe.recorder
+        keys = self._keys or [self._key]
         before, total = recorder.overhead, 0
         for steps, start, end, _ in parts:
             width = (end - start) / max(steps, 1)
+            share = width / len(keys)
             for index in range(steps):
-                step_start = start + index * width
-                recorder.record(self._key, step_start, step_start + width, row(outputs, total + index))
+                step_row = row(outputs, total + index)
+                for j, key in enumerate(keys):
+                    step_start = start + index * width + j * share
+                    recorder.record(key, step_start, step_start + share, step_row[j] if self._keys else step_row)
             total += steps
         if not total:
             return
-        site = recorder.site(self._key)
-        site.pre[-total:] = [0.0] * total
-        site.post[-total:] = [0.0] * total
         gap = parts[1][1] - parts[0][2] if len(parts) == 2 else 0.0
-        if gap:
-            site.pre[-parts[1][0]] = gap  # between the two calls: the harness splitting the steps
+        for key in keys:
+            site = recorder.site(key)
+            site.pre[-total:] = [0.0] * total
+            site.post[-total:] = [0.0] * total
+            if gap and key == keys[0]:
+                site.pre[-parts[1][0]] = gap  # between the two calls: the harness splitting the steps
+        site = recorder.site(keys[-1])
         site.post[-1] = time.perf_counter() - parts[-1][2]  # joining, unstacking, recording
         recorder.overhead = before + gap + site.post[-1]
 

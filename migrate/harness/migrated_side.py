@@ -174,7 +174,8 @@ class FunctionProbe:
                 return compiled
             step = probe.fused_steps.get(func.__name__)
             if step is not None:
-                return fused.FusedFunction(compiled, "fn:" + step, probe)
+                keys = ["fn:" + s for s in step] if isinstance(step, list) else "fn:" + step
+                return fused.FusedFunction(compiled, keys, probe)
             return RecordedFunction(compiled, "fn:" + func.__name__, probe)
 
         function.__doc__ = original.__doc__

@@ -49,25 +49,45 @@ def load_site_map(path: str) -> dict[int, str]:
         raise SiteMapError(f"cannot read run-site map {path}: {error}") from error
 
 
-def load_fused_map(path: str) -> dict[str, str]:
-    """multi-step function name -> step function name, from a sites JSON file (may be empty)."""
+def load_fused_map(path: str) -> dict[str, str | list[str]]:
+    """multi-step function name -> step function name (a list of them, in call order, for a loop
+    calling several step functions), from a sites JSON file (may be empty)."""
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
-        return {str(item["function"]): str(item["step_function"]) for item in data.get("fused_steps", [])}
+        return {str(item["function"]): [str(s) for s in item["step_function"]] if isinstance(item["step_function"], list)
+                else str(item["step_function"]) for item in data.get("fused_steps", [])}
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise SiteMapError(f"cannot read fused steps of {path}: {error}") from error
 
 
-def fused_map(source: str, step_functions) -> dict[str, str]:
-    """The multi-step functions TFM301 defined in `source`: `def S_loop(` for a step function S."""
+def fused_map(source: str, step_functions) -> dict[str, str | list[str]]:
+    """The multi-step functions TFM301 defined in `source`: `def S_loop(` for a step function S; one
+    that calls several step functions (S, then T, in its loop) maps to the list of them in call order."""
     from transforms._fusion_names import loop_function_name
     found = {}
     for step in sorted(set(step_functions)):
         fused = loop_function_name(step)
         if re.search(r"^\s*def %s\(" % re.escape(fused), source, re.MULTILINE):
-            found[fused] = step
+            called = _steps_called(source, fused, set(step_functions))
+            found[fused] = called if len(called) > 1 and called[0] == step else step
     return found
+
+
+def _steps_called(source: str, function: str, steps: set[str]) -> list[str]:
+    """The step functions `function`'s loop calls, in order (empty when the source does not parse)."""
+    import ast
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == function:
+            loops = [n for n in ast.walk(node) if isinstance(n, ast.For)]
+            calls = [n for loop in loops[:1] for n in ast.walk(loop)
+                     if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in steps]
+            return [call.func.id for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset))]
+    return []
 
 
 def write_site_map(path: str, run_sites, fused: dict[str, str] | None = None) -> None:
