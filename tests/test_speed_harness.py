@@ -89,6 +89,35 @@ def test_a_fused_call_of_several_step_functions_is_recorded_as_each_ones_steps(t
     assert load_fused_map(str(path)) == found
 
 
+def test_an_evaluation_run_in_the_fused_loop_is_recorded_as_its_calls_at_the_evaluated_steps(tmp_path):
+    flags = [step % 5 == 0 for step in range(20)]
+
+    def multi_step(first, stop, data, evaluates):
+        evaluated = [step for step in range(first, stop) if evaluates[step]]
+        return ([np.arange(first, stop, dtype=np.float32) * data, None], {"loss": 100.0 + np.asarray(evaluated)})
+
+    probe = FakeProbe()
+    function = fused.FusedFunction(multi_step, ["fn:compute_values", "fn:train_step"], probe,
+                                   evaluation="fn:compute_values")
+    outputs = function(0, 20, 2.0, flags)  # split 0..1, 2..19: the evaluation's rows joined too
+    train, evaluation = probe.recorder.sites["fn:train_step"], probe.recorder.sites["fn:compute_values"]
+    assert train.calls == 20 and evaluation.calls == 4 and list(outputs[1]["loss"]) == [100.0, 105.0, 110.0, 115.0]
+    assert [float(evaluation.values[k][0]) for k in range(4)] == [100.0, 105.0, 110.0, 115.0]
+    assert evaluation.paths == ["loss"]
+    assert float(train.values[7][0]) == 14.0
+    # evaluated before the step at 0, 5, 10, 15, as the loop ran them
+    assert all(evaluation.starts[k] < train.starts[5 * k] for k in range(4))
+    assert all(evaluation.starts[k] > train.starts[5 * k - 1] for k in range(1, 4))
+    source = ("def train_step_loop(first, stop, x, evaluates):\n    for i in range(first, stop):\n"
+              "        if evaluates[i]:\n            compute_values(x)\n        train_step(x)\n")
+    found = fused_map(source, ["train_step", "compute_values"])
+    assert found == {"train_step_loop": {"step_function": ["compute_values", "train_step"],
+                                         "evaluation": "compute_values"}}
+    path = tmp_path / "prog.sites.json"
+    write_site_map(str(path), [(31, "train_step"), (30, "compute_values")], found)
+    assert load_fused_map(str(path)) == found
+
+
 @pytest.fixture(scope="module")
 def batch_norm(tmp_path_factory):
     """One legacy run of core_batch_norm.py and its (fused) migration, shared below."""

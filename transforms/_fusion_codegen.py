@@ -30,7 +30,9 @@ from transforms._fusion_body import assigned_names, assigned_pairs, evaluation_f
 from transforms._fusion_scan import names_read
 from transforms._fusion_plan import Plan
 
-GRAPH_LOCALS = frozenset({"first", "stop", "index", "outputs", "step_outputs"})
+GRAPH_LOCALS = frozenset({"first", "stop", "index", "outputs", "step_outputs",
+                          "evaluates", "evaluated", "evaluation", "evaluations", "evaluation_outputs",
+                          "stacked_evaluations"})
 REPLAY_INDEX = "step_index"
 
 
@@ -102,8 +104,13 @@ def _at(j: int | None) -> str:
 def fused_function(plan: Plan, loop: cst.For, tf: str) -> str:
     """Source of the multi-step function."""
     step, name = plan.step.name, loop_function_name(plan.step.name)
-    specs = "".join(f"    {code(spec)},\n" for _, spec in plan.params)
-    params = "".join(f", {param}" for param, _ in plan.params)
+    ev = plan.in_graph
+    every = [*plan.params, *(ev.params if ev else ())]
+    specs = "".join(f"    {code(spec)},\n" for _, spec in every)
+    params = "".join(f", {param}" for param, _ in every)
+    if ev:
+        specs += f"    {tf}.TensorSpec([None], {tf}.bool),\n"
+        params += ", evaluates"
     simple = len(loop.iter.args) == 1 and loop.target.value != "_"
     counter = loop.target.value if simple else "index"
     scalar = f"    {tf}.TensorSpec([], {tf}.int32),\n"
@@ -120,6 +127,14 @@ def fused_function(plan: Plan, loop: cst.For, tf: str) -> str:
             lines.append(f"    {structured} = {part.name}.get_concrete_function().structured_outputs")
             lines += [f"    {ta} = {tf}.TensorArray({structured}{key}.dtype, size=stop - first, "
                       f"element_shape={structured}{key}.shape)" for key, ta in pairs]
+    if ev:
+        lines[2] = lines[2][:-4] + (f"; `{ev.step.name}` too at the steps where `evaluates` holds, its outputs "
+                                    'stacked for those steps only"""')
+        if ev.step.outputs.kind != "none":
+            lines.append(f"    evaluation = {tf}.nest.flatten({ev.step.name}.get_concrete_function().structured_outputs)")
+            lines.append(f"    evaluated = [{tf}.TensorArray(e.dtype, size=0, dynamic_size=True, element_shape=e.shape) "
+                         "for e in evaluation if e is not None]")
+            lines.append(f"    evaluations = {tf}.constant(0)")
     lines.append(f"    for {counter} in {tf}.range(first, stop):")
     if plan.uses_loop_var and not simple:
         start, stride = _start_and_stride(loop.iter)
@@ -127,6 +142,8 @@ def fused_function(plan: Plan, loop: cst.For, tf: str) -> str:
         lines.append(f"        {loop.target.value} = {offset}index{stride}")
     lines += [f"        {name} = {values_name(name)}[{counter}]" for name, _ in plan.scheduled]
     lines += ["        " + graph_code(plan, statement, tf).strip() for statement in plan.copied]
+    if ev and ev.first:
+        lines += _evaluation_lines(ev, counter, tf)
     for _, part, call, _, base, _ in step_parts(plan):
         pairs = leaves(plan, part, base)
         if pairs:
@@ -134,9 +151,32 @@ def fused_function(plan: Plan, loop: cst.For, tf: str) -> str:
             lines += [f"        {ta} = {ta}.write({counter} - first, step_outputs{key})" for key, ta in pairs]
         else:
             lines.append(f"        {graph_code(plan, call, tf)}")
-    if has_outputs(plan):
+    if ev and not ev.first:
+        lines += _evaluation_lines(ev, counter, tf)
+    if ev:
+        steps = all_structure(plan, lambda j, key, ta: ta + '.stack()') if has_outputs(plan) else "None"
+        if ev.step.outputs.kind == "none":
+            lines.append(f"    return ({steps}, None)")
+        else:
+            lines.append("    stacked_evaluations = iter([rows.stack() for rows in evaluated])")
+            lines.append(f"    return ({steps}, {tf}.nest.pack_sequence_as({ev.step.name}.get_concrete_function()"
+                         ".structured_outputs, [None if e is None else next(stacked_evaluations) for e in evaluation]))")
+    elif has_outputs(plan):
         lines.append(f"    return {all_structure(plan, lambda j, key, ta: ta + '.stack()')}")
     return "\n".join(lines) + "\n"
+
+
+def _evaluation_lines(ev, counter: str, tf: str) -> list[str]:
+    """The in-graph evaluation (`_fusion_evaluation`), at the steps where `evaluated` holds."""
+    args = ", ".join((f"{keyword}=" if keyword else "") +
+                     (f"{tf}.cast({counter}, {ev.step.name}.input_signature[{where}].dtype)" if name == counter else name)
+                     for keyword, name, where in ev.arguments)
+    lines = [f"        if evaluates[{counter}]:"]
+    if ev.step.outputs.kind == "none":
+        return lines + [f"            {ev.step.name}({args})"]
+    lines.append(f"            evaluation_outputs = [e for e in {tf}.nest.flatten({ev.step.name}({args})) if e is not None]")
+    lines.append("            evaluated = [rows.write(evaluations, e) for rows, e in zip(evaluated, evaluation_outputs)]")
+    return lines + ["            evaluations += 1"]
 
 
 def graph_code(plan: Plan, node: cst.CSTNode, tf: str) -> str:
@@ -376,3 +416,43 @@ def _chunk_with_replay(plan: Plan, loop: cst.For, stop: str) -> list[cst.BaseSta
     replay = loop.with_changes(body=loop.body.with_changes(body=body), leading_lines=[],
                                iter=cst.parse_expression(f"range({start}, {stop})"))
     return lines + [replay]
+
+
+def in_graph_loop(plan: Plan, loop: cst.For, unused: frozenset[str], tf: str) -> list[cst.BaseStatement]:
+    """The loop with its evaluation run in the graph loop (`_fusion_evaluation`): the steps where it
+    runs told first, one call of the multi-step function, then the Python loop replaying the
+    per-step work over the stacked rows, the evaluation's over its own rows, counted as they come."""
+    from transforms._fusion_evaluation import flags_name, index_name
+    ev, evaluation = plan.in_graph, plan.evaluations[0]
+    step, outputs = plan.step.name, outputs_name(plan.step.name)
+    flags, counter = flags_name(step), index_name(ev.step.name)
+    args = "".join(f", {param}" for param, _ in [*plan.params, *ev.params])
+    lines = [*schedules(plan, loop)]
+    after_once = [f"{flags} = [{code(evaluation.test)} for {code(loop.target)} in {code(loop.iter)}]",
+                  f"{outputs} = {loop_function_name(step)}({steps_expression(loop)}{args}, {flags})"]
+    if reads_rows(plan, loop):
+        after_once.append(f"{rows_name(step)} = " + all_structure(
+            plan, lambda j, key, ta: f"{tf}.unstack({outputs}[0]{_at(j)}{key})"))
+    holder = ev.statement
+    bare = isinstance(holder.body[0], cst.Expr) and holder.body[0].value is ev.call
+    if ev.step.outputs.kind != "none" and not bare:  # one tensor per evaluation, per output (None stays None)
+        after_once.append(f"{rows_name(ev.step.name)} = [None if rows is None else {tf}.unstack(rows) "
+                          f"for rows in {tf}.nest.flatten({outputs}[1])]")
+    after_once.append(f"{counter} = 0")
+    replay = replay_loop(plan, loop, unused)
+    row = (f"{tf}.nest.pack_sequence_as({outputs}[1], [None if rows is None else rows[{counter}] "
+           f"for rows in {rows_name(ev.step.name)}])") if ev.step.outputs.kind != "none" else "None"
+    count = cst.parse_statement(f"{counter} += 1\n")
+    body = []
+    for statement in evaluation.body.body:
+        if statement is holder:
+            body += [count] if bare else [statement.deep_replace(ev.call, cst.parse_expression(row)), count]
+        else:
+            body.append(statement)
+    if bare and body[0] is count and evaluation.body.body[0].leading_lines:
+        body[0] = count.with_changes(leading_lines=evaluation.body.body[0].leading_lines)
+    replayed = evaluation.with_changes(body=evaluation.body.with_changes(body=body))
+    replay = replay.with_changes(body=replay.body.with_changes(
+        body=[replayed if s is evaluation else s for s in replay.body.body]))
+    return [*(cst.parse_statement(line + "\n") for line in lines), *plan.run_once,
+            *(cst.parse_statement(line + "\n") for line in after_once), replay]

@@ -8,7 +8,7 @@ and otherwise do plain Python: no other TensorFlow function or state read, no ea
 rebinding of what the call reads (but for a binding of the same value at every step, `a, b = pairs`,
 which then runs once, before the steps), no use of what it is fed that could change it in place.
 The one exception is an evaluation (`_fusion_body`): an `if` on a test of the loop variable alone,
-after the call, which then runs between chunks of steps.
+after the call, which then runs in the graph loop (`_fusion_evaluation`) or between chunks of steps.
 """
 from __future__ import annotations
 
@@ -59,10 +59,15 @@ class Plan:
     run_once: tuple[cst.SimpleStatementLine, ...] = ()  # invariant bindings, run before the steps instead
     index_arrays: tuple[str, ...] = ()  # invariant integer arrays whose batches gather the step's batches
     more: tuple[tuple[StepFunction, cst.Call, int], ...] = ()  # further step calls, in order (no evaluation)
+    in_graph: object = None  # the evaluation run in the graph loop (`_fusion_evaluation`), else chunks
 
     def step_calls(self) -> list[tuple[StepFunction, cst.Call, int]]:
         """(step function, call, position of its statement) of every step call, in body order."""
         return [(self.step, self.call, self.call_index), *self.more]
+
+    def functions_called(self) -> list[StepFunction]:
+        """Every step function the multi-step function calls: the steps, then an in-graph evaluation's."""
+        return [step for step, _, _ in self.step_calls()] + ([self.in_graph.step] if self.in_graph else [])
 
 
 def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],

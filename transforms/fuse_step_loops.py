@@ -10,8 +10,11 @@ Python loop then runs over the stacked outputs, doing the same per-step work wit
 its generator step) runs them in that order in the graph loop and stacks each one's outputs.
 
 A loop that also evaluates at some steps (`if step % 100 == 0:` calling another function, reading
-weights) runs its steps in chunks instead: at each such step, one call for the steps up to it, then
-the evaluation as before. The multi-step function is defined in the outermost scope where what it
+weights) runs that evaluation in the graph loop too when it is a step function that only reads the
+model, fed invariants or the loop variable (`_fusion_evaluation`): at the same steps, before or after
+the train step as the loop had it, its outputs stacked for those steps and the Python work around it
+replayed in order with the rest. Otherwise (the finding says why) the loop runs its steps in chunks:
+at each such step, one call for the steps up to it, then the evaluation as before. The multi-step function is defined in the outermost scope where what it
 reads means the same (traced once, even when the loop sits in a helper called once per epoch).
 
 Everything the rewrite relies on is checked (`_fusion_plan`); a loop that calls a step function but
@@ -21,6 +24,7 @@ fails a check is left alone with a warning saying why. The multi-step function i
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
@@ -36,11 +40,13 @@ from transforms._fusion_codegen import (
     evaluates_first,
     fused_call,
     fused_function,
+    in_graph_loop,
     reads_rows,
     replay_loop,
     rows_binding,
     schedules,
 )
+from transforms._fusion_evaluation import flags_name, in_graph_evaluation, index_name
 from transforms._fusion_names import loop_function_name, outputs_name, rows_name
 from transforms._fusion_params import values_name
 from transforms._fusion_plan import NO_STEP_CALL, Plan, plan_fusion
@@ -98,8 +104,20 @@ class FuseStepLoops(TFTransform):
                            self.facts.opaque, self.facts.logs)
         if plan == NO_STEP_CALL or (isinstance(plan, str) and self._in_graph(node)):
             return  # not a step loop, or already a graph loop (a multi-step function's own)
+        kept_chunks = None  # why an evaluation is not run in the graph loop
+        if not isinstance(plan, str) and plan.evaluations:
+            in_graph = in_graph_evaluation(plan, node, self.facts, self.module, evaluates_first(plan, node))
+            if isinstance(in_graph, str):
+                kept_chunks = in_graph
+            else:
+                candidate = replace(plan, in_graph=in_graph)
+                kept_chunks = self._name_clash(candidate) or self._run_once_problem(candidate, node) or \
+                    self._index_arrays_problem(candidate) or self._anchor(candidate, node)
+                if not isinstance(kept_chunks, str):
+                    plan, kept_chunks = candidate, None
         problem = plan if isinstance(plan, str) else (
             self._name_clash(plan) or self._run_once_problem(plan, node) or self._index_arrays_problem(plan) or (
+            None if plan.in_graph else
             self._replay_problem(node) if plan.evaluations and replays_work(plan, node) else
             self._outputs_problem(plan, node) if plan.evaluations else self._loop_var_problem(plan, node)))
         anchor = problem or self._anchor(plan, node)
@@ -108,10 +126,17 @@ class FuseStepLoops(TFTransform):
             return
         self.plans[node] = plan
         self.taken |= {loop_function_name(plan.step.name), outputs_name(plan.step.name), rows_name(plan.step.name)}
+        if plan.in_graph:
+            self.taken |= {flags_name(plan.step.name), index_name(plan.in_graph.step.name),
+                           rows_name(plan.in_graph.step.name)}
         self.hoist_to[node] = anchor
         self.hoisted.setdefault(anchor, [])
         function = loop_function_name(plan.step.name)
         done = f"{function}() calls between its evaluations" if plan.evaluations else f"one call of {function}()"
+        if plan.in_graph:
+            done = f"one call of {function}(), running {plan.in_graph.step.name}() in it where the loop evaluates"
+        elif kept_chunks:
+            done += f" (evaluation kept in Python: {kept_chunks})"
         called = ", ".join(f"{step.name}()" for step, _, _ in plan.step_calls())
         self.report(node, f"{called} loop -> {done}", fixed=True)
 
@@ -123,7 +148,7 @@ class FuseStepLoops(TFTransform):
         the loop may run once per epoch), before the statement of that scope holding the loop."""
         here = len(self.scopes) - 1
         defined = self.step_scopes.get(plan.step.name, [])
-        if any(self.step_scopes.get(step.name, []) != defined for step, _, _ in plan.more):
+        if any(self.step_scopes.get(step.name, []) != defined for step in plan.functions_called()[1:]):
             return "the step functions it calls are not all defined in the same scope"
         levels = [i for i, scope in enumerate(self.scopes) if scope in defined] if len(defined) == 1 else [here]
         classes = [i for i, scope in enumerate(self.scopes) if isinstance(scope, cst.ClassDef)]
@@ -132,7 +157,7 @@ class FuseStepLoops(TFTransform):
         outside = outside_names(plan, loop)
         problem = "the step function is not defined in a scope enclosing the loop"
         for level in range(max(levels[0], lowest), here + 1) if levels else ():
-            if level == levels[0] < here and any(step.name not in self.defined for step, _, _ in plan.step_calls()):
+            if level == levels[0] < here and any(step.name not in self.defined for step in plan.functions_called()):
                 continue  # its input_signature would be read before the step function's own
             around = self.loops[level] if level < here else self.loops[level][:-1]
             problem = changed_problem(outside, around, self.scopes[level + 1:])
@@ -154,6 +179,13 @@ class FuseStepLoops(TFTransform):
         if clash:
             return f"the name `{clash[0]}` it would define is already used"
         inside = set().union(*(names_read(call) for _, call, _ in plan.step_calls()), *(names_read(s) for s in plan.copied))
+        if plan.in_graph:
+            generated |= {flags_name(plan.step.name), index_name(plan.in_graph.step.name),
+                          rows_name(plan.in_graph.step.name)}
+            clash = sorted(generated & self.taken)
+            if clash:
+                return f"the name `{clash[0]}` it would define is already used"
+            inside |= set(names_read(plan.in_graph.call))
         clash = sorted(inside & GRAPH_LOCALS)
         if plan.more:  # the TensorArrays and outputs of the further steps
             clash += sorted(name for name in inside if name.startswith(("stacked", "outputs_")))
@@ -246,7 +278,11 @@ class FuseStepLoops(TFTransform):
             self.add_import("tensorflow", asname="tf")
             function = cst.parse_module(fused_function(plan, original, "tf")).body[0]
             self.hoisted[self.hoist_to[original]].append(function)
-        if plan is not None and plan.evaluations:
+        if plan is not None and plan.in_graph:
+            statements = in_graph_loop(plan, original, self._unused(plan, original), "tf")
+            statements[0] = statements[0].with_changes(
+                leading_lines=[*original.leading_lines, *statements[0].leading_lines])
+        elif plan is not None and plan.evaluations:
             statements = [*(cst.parse_statement(line + "\n") for line in schedules(plan, original)),
                           *plan.run_once, *chunked_loop(plan, original, updated)]
             statements[0] = statements[0].with_changes(
@@ -378,7 +414,8 @@ def reads_outside_rebinding_loops(module: cst.Module, name: str) -> int:
 def outside_names(plan: Plan, loop: cst.For) -> set[str]:
     """Names the multi-step function reads that are neither its parameters nor bound by the loop."""
     inside = set().union(*(names_read(call) for _, call, _ in plan.step_calls()),
-                         *(names_read(s) for s in plan.copied), names_read(loop.iter))
+                         *(names_read(s) for s in plan.copied), names_read(loop.iter),
+                         names_read(plan.in_graph.call) if plan.in_graph else set())
     return inside - {name for name, _ in plan.params} - names_bound(loop.body.body) - {loop.target.value}
 
 

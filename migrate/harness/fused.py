@@ -31,6 +31,15 @@ def row(structure, index):
     return structure[index]
 
 
+def _as_list(flags):
+    return flags.numpy().tolist() if hasattr(flags, "numpy") else list(flags)
+
+
+def _count_before(function, flags, steps: int, key) -> int:
+    """How many records of `key` the first `steps` steps made."""
+    return sum(any(k == key for k, _ in function._step_keys(flags is not None and flags[i])) for i in range(steps))
+
+
 def concatenate(tf, first, second):
     """Two outputs of the multi-step function joined along the step axis (None stays None)."""
     if isinstance(first, dict):
@@ -44,14 +53,20 @@ def concatenate(tf, first, second):
 class FusedFunction:
     """A multi-step `tf.function` whose calls are recorded as calls of its step function. One that
     runs several step functions per step (`step_key` a list of their keys, in call order) returns one
-    output structure per step function: each step's time is shared between them, in that order."""
+    output structure per step function: each step's time is shared between them, in that order.
 
-    def __init__(self, compiled, step_key, probe):
+    One running an evaluation at some steps (`evaluation`: its key, also in `step_key` at its place
+    in the order) takes, as its last argument, one boolean per step telling where it runs, and returns
+    (the step's outputs, the evaluation's outputs stacked for those steps only): the evaluation's
+    rows are recorded as its calls, at those steps, in their order with the step's."""
+
+    def __init__(self, compiled, step_key, probe, evaluation=None):
         self._compiled = compiled
         self._keys = step_key if isinstance(step_key, list) else None
         self._key = step_key
         self._probe = probe
         self._warm = False
+        self._evaluation = evaluation
 
     def __call__(self, first, stop, *args, **kwargs):
         if not self._probe.tf.executing_eagerly():
@@ -70,33 +85,60 @@ class FusedFunction:
         outputs = parts[0][3]
         if len(parts) == 2:
             outputs = concatenate(self._probe.tf, outputs, parts[1][3])
-        self.record(parts, outputs)
+        flags = None
+        if self._evaluation is not None:
+            flags = [bool(flag) for flag in _as_list(args[-1])][first:stop]
+        self.record(parts, outputs, flags)
         return outputs
 
-    def record(self, parts, outputs):
+    def _step_keys(self, evaluated: bool):
+        """The keys recorded at one step, in call order, and where each finds its outputs."""
+        if self._evaluation is None:
+            keys = self._keys or [self._key]
+            return [(key, j if self._keys else None) for j, key in enumerate(keys)]
+        return [(key, 1 if key == self._evaluation else 0) for key in self._keys
+                if evaluated or key != self._evaluation]
+
+    def record(self, parts, outputs, flags=None):
         """Record each part's steps spread evenly over its call; harness time where it happened."""
         recorder = self._probe.recorder
         keys = self._keys or [self._key]
-        before, total = recorder.overhead, 0
+        before, total, evaluations = recorder.overhead, 0, 0
+        counts = dict.fromkeys(keys, 0)
         for steps, start, end, _ in parts:
             width = (end - start) / max(steps, 1)
-            share = width / len(keys)
             for index in range(steps):
-                step_row = row(outputs, total + index)
-                for j, key in enumerate(keys):
+                evaluated = flags is not None and flags[total + index]
+                recorded = self._step_keys(evaluated)
+                share = width / len(recorded)
+                step_row = row(outputs[0] if flags is not None else outputs, total + index)
+                for j, (key, where) in enumerate(recorded):
                     step_start = start + index * width + j * share
-                    recorder.record(key, step_start, step_start + share, step_row[j] if self._keys else step_row)
+                    if flags is not None and where == 1:
+                        value = row(outputs[1], evaluations)
+                    elif flags is not None:
+                        value = step_row
+                    else:
+                        value = step_row[where] if where is not None else step_row
+                    recorder.record(key, step_start, step_start + share, value)
+                    counts[key] += 1
+                evaluations += evaluated
             total += steps
         if not total:
             return
         gap = parts[1][1] - parts[0][2] if len(parts) == 2 else 0.0
         for key in keys:
+            if not counts[key]:
+                continue
             site = recorder.site(key)
-            site.pre[-total:] = [0.0] * total
-            site.post[-total:] = [0.0] * total
-            if gap and key == keys[0]:
-                site.pre[-parts[1][0]] = gap  # between the two calls: the harness splitting the steps
-        site = recorder.site(keys[-1])
+            site.pre[-counts[key]:] = [0.0] * counts[key]
+            site.post[-counts[key]:] = [0.0] * counts[key]
+        if gap:  # between the two calls: the harness splitting the steps
+            first_key = self._step_keys(flags is not None and flags[parts[0][0]])[0][0]
+            site = recorder.site(first_key)
+            site.pre[-(counts[first_key] - _count_before(self, flags, parts[0][0], first_key))] = gap
+        last_key = self._step_keys(flags is not None and flags[total - 1])[-1][0]
+        site = recorder.site(last_key)
         site.post[-1] = time.perf_counter() - parts[-1][2]  # joining, unstacking, recording
         recorder.overhead = before + gap + site.post[-1]
 

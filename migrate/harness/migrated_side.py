@@ -173,6 +173,9 @@ class FunctionProbe:
             if code is None or code.co_filename != probe.script:
                 return compiled
             step = probe.fused_steps.get(func.__name__)
+            if isinstance(step, dict):
+                keys = ["fn:" + s for s in step["step_function"]]
+                return fused.FusedFunction(compiled, keys, probe, evaluation="fn:" + step["evaluation"])
             if step is not None:
                 keys = ["fn:" + s for s in step] if isinstance(step, list) else "fn:" + step
                 return fused.FusedFunction(compiled, keys, probe)

@@ -10,7 +10,9 @@ counterpart is reported as unpaired.
 A fused step loop (TFM301) replaces many calls of a step function `S` by one call of a multi-step
 function that runs them in one graph. The sites file names it: `"fused_steps": [{"function":
 "S_loop", "step_function": "S"}]`, and the migrated side records each call of it as `len(steps)`
-calls of `S` (`fused.py`). A migration made here declares the `<S>_loop` functions that TFM301
+calls of `S` (`fused.py`). One that also runs an evaluation `E` at some steps (under an `if` in
+its loop) is declared `{"function": "S_loop", "step_function": ["E", "S"], "evaluation": "E"}`, the
+list in the order of the calls in a step. A migration made here declares the `<S>_loop` functions that TFM301
 wrote for its step functions (`fused_map`).
 """
 from __future__ import annotations
@@ -55,13 +57,19 @@ def load_fused_map(path: str) -> dict[str, str | list[str]]:
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
-        return {str(item["function"]): [str(s) for s in item["step_function"]] if isinstance(item["step_function"], list)
-                else str(item["step_function"]) for item in data.get("fused_steps", [])}
+        return {str(item["function"]): _fused_entry(item) for item in data.get("fused_steps", [])}
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise SiteMapError(f"cannot read fused steps of {path}: {error}") from error
 
 
-def fused_map(source: str, step_functions) -> dict[str, str | list[str]]:
+def _fused_entry(item):
+    steps = item["step_function"]
+    if "evaluation" in item:
+        return {"step_function": [str(step) for step in steps], "evaluation": str(item["evaluation"])}
+    return [str(step) for step in steps] if isinstance(steps, list) else str(steps)
+
+
+def fused_map(source: str, step_functions) -> dict[str, str | list[str] | dict]:
     """The multi-step functions TFM301 defined in `source`: `def S_loop(` for a step function S; one
     that calls several step functions (S, then T, in its loop) maps to the list of them in call order."""
     from transforms._fusion_names import loop_function_name
@@ -70,12 +78,18 @@ def fused_map(source: str, step_functions) -> dict[str, str | list[str]]:
         fused = loop_function_name(step)
         if re.search(r"^\s*def %s\(" % re.escape(fused), source, re.MULTILINE):
             called = _steps_called(source, fused, set(step_functions))
-            found[fused] = called if len(called) > 1 and called[0] == step else step
+            names = [name for name, _ in called]
+            evaluations = [name for name, conditional in called if conditional]
+            if len(evaluations) == 1 and len(names) == 2 and step in names and evaluations[0] != step:
+                found[fused] = {"step_function": names, "evaluation": evaluations[0]}
+            else:
+                found[fused] = names if len(names) > 1 and names[0] == step else step
     return found
 
 
-def _steps_called(source: str, function: str, steps: set[str]) -> list[str]:
-    """The step functions `function`'s loop calls, in order (empty when the source does not parse)."""
+def _steps_called(source: str, function: str, steps: set[str]) -> list[tuple[str, bool]]:
+    """The step functions `function`'s loop calls, in order, each with whether it is called under an
+    `if` (an evaluation run at some steps only); empty when the source does not parse."""
     import ast
     try:
         tree = ast.parse(source)
@@ -86,7 +100,10 @@ def _steps_called(source: str, function: str, steps: set[str]) -> list[str]:
             loops = [n for n in ast.walk(node) if isinstance(n, ast.For)]
             calls = [n for loop in loops[:1] for n in ast.walk(loop)
                      if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in steps]
-            return [call.func.id for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset))]
+            conditional = {id(n) for loop in loops[:1] for branch in ast.walk(loop) if isinstance(branch, ast.If)
+                           for n in ast.walk(branch)}
+            return [(call.func.id, id(call) in conditional)
+                    for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset))]
     return []
 
 
@@ -94,7 +111,8 @@ def write_site_map(path: str, run_sites, fused: dict[str, str] | None = None) ->
     """Write (line, function) pairs, and the fused multi-step functions if any, as a sites JSON file."""
     data = {"run_sites": [{"line": line, "function": name} for line, name in run_sites]}
     if fused:
-        data["fused_steps"] = [{"function": name, "step_function": step} for name, step in sorted(fused.items())]
+        data["fused_steps"] = [{"function": name, **step} if isinstance(step, dict) else
+                               {"function": name, "step_function": step} for name, step in sorted(fused.items())]
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(data, handle, indent=1)
 
