@@ -42,6 +42,8 @@ WRITING_ATTRIBUTES = frozenset({
     "scatter_nd_add", "scatter_nd_sub", "apply_gradients", "minimize", "GradientTape", "update_state",
     "reset_states", "reset_state", "summary", "print", "save", "restore", "write", "py_function", "numpy_function",
 })
+# (Reading the next batch of a dataset iterator, as a step reading its data does, is no such change: in
+# the graph loop the reads of one iterator keep the loop body's order, as the Python loop had them.)
 FLAGS_SPEC = "tf.TensorSpec([None], tf.bool)"
 
 
@@ -88,7 +90,7 @@ def in_graph_evaluation(plan, loop: cst.For, facts, module: cst.Module, first: b
         return f"`{step.name}` is defined more than once"
     problem = _writes_problem(definitions[0], facts)
     if problem:
-        return f"`{step.name}` {problem}"
+        return f"`{step.name}` {problem}"  # e.g. "may change state (`assign`)"
     params, arguments, known = [], [], {name: _code(spec) for name, spec in plan.params}
     per_step = set(names_bound(body)) | {loop.target.value}
     for position, arg in enumerate(call.args):
@@ -144,20 +146,35 @@ def _function_defs(module: cst.Module) -> list[cst.FunctionDef]:
     return found
 
 
-def _writes_problem(function: cst.FunctionDef, facts) -> str | None:
-    """Why `function` may do more than read the model (None if it only reads)."""
+def _writes_problem(function: cst.FunctionDef, facts, depth: int = 0) -> str | None:
+    """Why `function` may do more than read the model (None if it only reads). It may call plain
+    Python functions of the module that only read too (`leaky_relu`), but no other tf.function,
+    layer or model (a layer may update statistics, a tf.function is checked no further)."""
     attributes: list[str] = []
+    rebinds: list[bool] = []
 
     class Finder(cst.CSTVisitor):
         def visit_Attribute(self, node: cst.Attribute) -> None:
             attributes.append(node.attr.value)
 
+        def visit_Global(self, node: cst.Global) -> None:
+            rebinds.append(True)
+
+        def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+            rebinds.append(True)
+
     function.body.visit(Finder())
-    writing = sorted(set(attributes) & WRITING_ATTRIBUTES)
+    called = {c.func.value for c in calls_in(function.body) if isinstance(c.func, cst.Name)}
+    writing = sorted((set(attributes) | called) & WRITING_ATTRIBUTES)
     if writing:
-        return f"may change state (`.{writing[0]}`)"
-    functions = sorted({c.func.value for c in calls_in(function.body) if isinstance(c.func, cst.Name)}
-                       & (facts.state | set(facts.plain)) - {"tf"})
+        return f"may change state (`{writing[0]}`)"
+    if rebinds:
+        return "rebinds globals"
+    for name in sorted(called & set(facts.plain) - facts.state):
+        problem = _writes_problem(facts.plain[name], facts, depth + 1) if depth < 3 else "is nested too deep"
+        if problem:
+            return f"calls `{name}`, which {problem}"
+    functions = sorted(called & facts.state - {"tf"})
     if functions:
         return f"calls `{functions[0]}`, which may change state"
     return None
