@@ -48,7 +48,7 @@ logits = small_convnet(images, NUM_CLASSES)
 tf.losses.sparse_softmax_cross_entropy(labels, logits)
 total_loss = tf.losses.get_total_loss()  # cross entropy + L2 weight decay of every layer
 global_step = tf.train.get_or_create_global_step()
-train_op = tf.train.MomentumOptimizer(0.05, 0.9).minimize(total_loss, global_step=global_step)
+train_op = tf.train.MomentumOptimizer(0.02, 0.9).minimize(total_loss, global_step=global_step)
 accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), labels), tf.float32))
 
 with tf.Session() as sess:
