@@ -50,12 +50,17 @@ def test_slim_example_reaches_tf2_without_contrib():
     assert ".losses + " in result.new_source  # the regularization losses of the Keras layers
 
 
-def test_slim_example_is_equivalent_under_the_harness(tmp_path: Path):
+def verified(legacy: Path, tmp_path: Path) -> dict:
+    """The harness's report on `legacy` (migrated by tf-migrate), after checking that it exited 0."""
     report = tmp_path / "report.json"
-    process = subprocess.run([sys.executable, "-m", "migrate", "verify", str(EXAMPLE), "--report", str(report)],
+    process = subprocess.run([sys.executable, "-m", "migrate", "verify", str(legacy), "--report", str(report)],
                              capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-3000:]
-    program = json.loads(report.read_text())["programs"][0]
+    return json.loads(report.read_text())["programs"][0]
+
+
+def test_slim_example_is_equivalent_under_the_harness(tmp_path: Path):
+    program = verified(EXAMPLE, tmp_path)
     assert program["verdict"] == "equivalent"
     assert {result["key"]: result["status"] for result in program["results"]} == {
         "first_total_loss": "match", "final_total_loss": "match", "test_accuracy": "match"}
@@ -74,10 +79,6 @@ def test_slim_learning_classifier_without_its_model_variable_print_is_equivalent
     result = migrate_path(str(legacy))
     assert result.level == "tf2", result.findings
     assert "tf.clip_by_norm(gradient, 4.0)" in result.new_source
-    report = tmp_path / "report.json"
-    process = subprocess.run([sys.executable, "-m", "migrate", "verify", str(legacy), "--report", str(report)],
-                             capture_output=True, text=True, timeout=600, cwd=ROOT)
-    assert process.returncode == 0, process.stdout[-3000:] + process.stderr[-3000:]
-    program = json.loads(report.read_text())["programs"][0]
+    program = verified(legacy, tmp_path)
     assert program["verdict"] == "equivalent"
     assert [result["status"] for result in program["results"]] == ["match"] * 3
