@@ -7,13 +7,13 @@ from __future__ import annotations
 import libcst as cst
 
 from transforms._graph_syntax import load_names
-from transforms.qualnames import dotted_name
+from transforms.qualnames import dotted_name, tensorflow_aliases
 
 _CONTRIB = "tensorflow.contrib"
 
 
 def drop_unused_contrib_imports(body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
-    tf_modules = _tensorflow_aliases(body)
+    tf_modules = set(tensorflow_aliases(body))
     aliases = {id(statement) for statement in body if _contrib_alias(statement, tf_modules)}
     read = {name.value for statement in body if not _is_import_line(statement) and id(statement) not in aliases
             for name in load_names(statement)}
@@ -27,20 +27,6 @@ def drop_unused_contrib_imports(body: list[cst.BaseStatement]) -> list[cst.BaseS
                 continue
         kept.append(statement)
     return kept
-
-
-def _tensorflow_aliases(body: list[cst.BaseStatement]) -> set[str]:
-    """Names the module imports TensorFlow's root module as (`tf` for `import tensorflow as tf`)."""
-    found = set()
-    for statement in body:
-        if not _is_import_line(statement):
-            continue
-        for small in statement.body:
-            if isinstance(small, cst.Import):
-                for alias in small.names:
-                    if dotted_name(alias.name) in ("tensorflow", "tensorflow.compat.v1"):
-                        found.add(alias.asname.name.value if alias.asname else "tensorflow")
-    return found
 
 
 def _contrib_alias(statement: cst.BaseStatement, tf_modules: set[str]) -> str | None:

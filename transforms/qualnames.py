@@ -85,16 +85,24 @@ def dotted_name(node: cst.CSTNode | None) -> str:
     return ""
 
 
-def tensorflow_alias(module: cst.Module) -> str | None:
-    """The name a module imports TensorFlow (or its v1 API) as, for code written into it; None if none."""
-    for statement in module.body:
+def tensorflow_aliases(statements) -> list[str]:
+    """The names module-level `import tensorflow [as tf]` / `import tensorflow.compat.v1 as tf` lines
+    bind to TensorFlow (or its v1 API), in order."""
+    found = []
+    for statement in statements:
         if not isinstance(statement, cst.SimpleStatementLine):
             continue
         for small in statement.body:
             if isinstance(small, cst.Import):
                 for alias in small.names:
-                    if dotted_name(alias.name) in ("tensorflow", "tensorflow.compat.v1") and alias.asname:
-                        return alias.asname.name.value
-                    if dotted_name(alias.name) == "tensorflow":
-                        return "tensorflow"
-    return None
+                    name = dotted_name(alias.name)
+                    if name in ("tensorflow", "tensorflow.compat.v1") and alias.asname:
+                        found.append(alias.asname.name.value)
+                    elif name == "tensorflow":
+                        found.append("tensorflow")
+    return found
+
+
+def tensorflow_alias(module: cst.Module) -> str | None:
+    """The name a module imports TensorFlow (or its v1 API) as, for code written into it; None if none."""
+    return next(iter(tensorflow_aliases(module.body)), None)
