@@ -1,0 +1,60 @@
+"""Input-loop rewrites beyond their fixtures. TFM305 (bound_iterator_loops): a loop that ran its step
+until the dataset ran out runs the same steps as a counted loop, which TFM301 then fuses. TFM306
+(vectorize_dataset_maps): an element-wise map moved after `batch` yields the same batches."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from migrate.runner import migrate_code, migrate_path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def run_program(source: str, tmp_path: Path, name: str) -> str:
+    script = tmp_path / name
+    script.write_text(source)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=False,
+                          env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin", "CUDA_VISIBLE_DEVICES": "-1"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+@pytest.mark.parametrize("case", ["basic", "in_function"])
+def test_counted_loop_prints_what_the_exhaustion_loop_printed(case: str, tmp_path: Path) -> None:
+    folder = FIXTURES / "bound_iterator_loops"
+    before = run_program((folder / f"{case}.in.py").read_text(), tmp_path, "until.py")
+    after = run_program((folder / f"{case}.out.py").read_text(), tmp_path, "counted.py")
+    assert "RESULT" in before and after == before
+
+
+def test_the_counted_loop_is_fused_and_still_prints_the_same(tmp_path: Path) -> None:
+    source = (FIXTURES / "bound_iterator_loops" / "basic.in.py").read_text()
+    migrated = migrate_code(source).module.code
+    assert "while True" not in migrated and "train_step_loop(0, batch_count)" in migrated
+    assert run_program(migrated, tmp_path, "fused.py") == run_program(source, tmp_path, "until.py")
+
+
+def test_the_epoch_bounded_example_reaches_a_fused_loop() -> None:
+    result = migrate_path(str(ROOT / "legacy_examples" / "data_epochs_layers.py"))
+    assert result.level == "tf2"
+    assert "batch_count = len(dataset)" in result.new_source
+    assert "train_step_loop(0, batch_count)" in result.new_source
+    codes = {f.code for f in result.findings if f.fixed}
+    assert {"TFM305", "TFM301"} <= codes
+
+
+def test_a_map_moved_after_batch_yields_the_same_batches(tmp_path: Path) -> None:
+    folder = FIXTURES / "vectorize_dataset_maps"
+    before = run_program((folder / "basic.in.py").read_text(), tmp_path, "per_element.py")
+    after = run_program((folder / "basic.out.py").read_text(), tmp_path, "per_batch.py")
+    assert before.count("RESULT") == 12 and after == before
+
+
+def test_the_epoch_bounded_example_maps_whole_batches() -> None:
+    result = migrate_path(str(ROOT / "legacy_examples" / "data_epochs_layers.py"))
+    assert ".batch(BATCH).map(normalise).repeat(EPOCHS)" in result.new_source
