@@ -25,7 +25,8 @@ def run_program(source: str, tmp_path: Path, name: str) -> str:
 
 @pytest.mark.parametrize("case", ["basic", "batches", "in_function_dict", "schedule", "nested_epochs",
                                   "evaluation_mid_loop", "evaluation_outputs", "nested_helper", "method_loop",
-                                  "defined_later", "invariant_binding", "invariant_binding_evaluation"])
+                                  "defined_later", "invariant_binding", "invariant_binding_evaluation",
+                                  "evaluation_reads_layers", "evaluation_layer_in_chunks"])
 def test_fused_fixture_prints_what_the_loop_printed(case: str, tmp_path: Path) -> None:
     """Same per-step values, same order, same Python work: the printed output is identical."""
     before = run_program((FIXTURES / f"{case}.in.py").read_text(), tmp_path, "loop.py")

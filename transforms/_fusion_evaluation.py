@@ -148,8 +148,9 @@ def _function_defs(module: cst.Module) -> list[cst.FunctionDef]:
 
 def _writes_problem(function: cst.FunctionDef, facts, depth: int = 0) -> str | None:
     """Why `function` may do more than read the model (None if it only reads). It may call plain
-    Python functions of the module that only read too (`leaky_relu`), but no other tf.function,
-    layer or model (a layer may update statistics, a tf.function is checked no further)."""
+    Python functions of the module that only read too (`leaky_relu`) and read-only Keras layers
+    (`facts.read_only_layers`), but no other tf.function, layer or model (a layer may update
+    statistics, a tf.function is checked no further)."""
     attributes: list[str] = []
     rebinds: list[bool] = []
 
@@ -174,7 +175,7 @@ def _writes_problem(function: cst.FunctionDef, facts, depth: int = 0) -> str | N
         problem = _writes_problem(facts.plain[name], facts, depth + 1) if depth < 3 else "is nested too deep"
         if problem:
             return f"calls `{name}`, which {problem}"
-    functions = sorted(called & facts.state - {"tf"})
+    functions = sorted(called & facts.state - {"tf"} - facts.read_only_layers)
     if functions:
         return f"calls `{functions[0]}`, which may change state"
     return None

@@ -22,6 +22,14 @@ SAFE_BUILTINS = frozenset({
 SAFE_METHODS = frozenset({"numpy", "item", "tolist", "append", "extend", "format", "ravel", "mean",
                           "sum", "max", "min", "argmax", "astype", "reshape", "flatten", "join", "get"})
 PURE_MODULES = ("numpy.", "json.", "math.")
+# Keras layers whose call only reads their weights: no statistics, no random state (with no dropout
+# and not `stateful`), so an evaluation calling them reads the model as a plain function would.
+READ_ONLY_LAYERS = frozenset(f"tf.keras.layers.{name}" for name in (
+    "Dense", "GRU", "LSTM", "SimpleRNN", "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose", "Embedding",
+    "Flatten", "Reshape", "MaxPooling1D", "MaxPooling2D", "MaxPooling3D", "MaxPool2D", "AveragePooling1D",
+    "AveragePooling2D", "AvgPool2D", "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
+    "GlobalMaxPooling2D", "Activation", "LayerNormalization", "Bidirectional"))
+STATE_KEYWORDS = ("dropout", "recurrent_dropout", "stateful")
 
 
 @dataclass
@@ -30,6 +38,7 @@ class ModuleFacts:
     state: set[str] = field(default_factory=set)
     plain: dict[str, cst.FunctionDef] = field(default_factory=dict)
     opaque: frozenset[str] = frozenset()  # may hold TensorFlow objects: see `collect_facts`
+    read_only_layers: frozenset[str] = frozenset()  # names bound once to a READ_ONLY_LAYERS layer
     qualified: Callable[[cst.CSTNode], set[str]] = lambda node: set()
     tf_names: Callable[[cst.CSTNode], set[str]] = lambda node: set()
 
@@ -111,7 +120,32 @@ def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
         if any(facts.call_problem(call) for call in calls if _callee_name(call) not in facts.steps):
             opaque |= names_bound([node])
     facts.opaque = frozenset(opaque - facts.state)
+    facts.read_only_layers = _read_only_layers(assignments, tf_names)
     return facts
+
+
+def _read_only_layers(assignments: list[cst.Assign], tf_names) -> frozenset[str]:
+    """Names bound exactly once in the module, to a read-only Keras layer (see READ_ONLY_LAYERS)."""
+    kinds: dict[str, list[bool]] = {}
+    for node in assignments:
+        single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
+        for name in names_bound([node]):
+            kinds.setdefault(name, []).append(single and _read_only_layer(node.value, tf_names))
+    return frozenset(name for name, found in kinds.items() if found == [True])
+
+
+def _read_only_layer(node: cst.BaseExpression, tf_names) -> bool:
+    if not (isinstance(node, cst.Call) and tf_names(node.func) and tf_names(node.func) <= READ_ONLY_LAYERS):
+        return False
+    for arg in node.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if arg.star or keyword in STATE_KEYWORDS and not (
+                isinstance(arg.value, (cst.Integer, cst.Float)) and float(arg.value.value) == 0
+                or isinstance(arg.value, cst.Name) and arg.value.value == "False"):
+            return False
+    if "tf.keras.layers.Bidirectional" in tf_names(node.func):
+        return bool(node.args) and _read_only_layer(node.args[0].value, tf_names)
+    return True
 
 
 @lru_cache(maxsize=1)
