@@ -58,8 +58,8 @@ def common_options(command):
                           "uses mixed_float16."),
         click.option("--input-pipeline", type=click.Choice(["feed", "tf.data"]), default="feed",
                      show_default=True,
-                     help="Minibatches sliced from NumPy arrays: fed as they are, or read from tf.data "
-                          "with prefetch (TFM304)."),
+                     help="Minibatches made in Python (sliced from NumPy arrays, generators, next_batch "
+                          "helpers): fed as they are, or read from tf.data with prefetch (TFM304, TFM307)."),
     ]
     for option in reversed(options):
         command = option(command)

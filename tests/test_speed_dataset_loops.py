@@ -58,3 +58,12 @@ def test_a_map_moved_after_batch_yields_the_same_batches(tmp_path: Path) -> None
 def test_the_epoch_bounded_example_maps_whole_batches() -> None:
     result = migrate_path(str(ROOT / "legacy_examples" / "data_epochs_layers.py"))
     assert ".batch(BATCH).map(normalise).repeat(EPOCHS)" in result.new_source
+
+
+def test_batches_made_in_python_read_through_from_generator_are_the_same(tmp_path: Path) -> None:
+    """TFM307: the generator's shuffles and the next_batch draws happen ahead, in tf.data's thread, in
+    the same order: the printed losses are identical."""
+    folder = FIXTURES / "feed_generators_from_datasets"
+    before = run_program((folder / "generator.in.py").read_text(), tmp_path, "python_fed.py")
+    after = run_program((folder / "generator.out.py").read_text(), tmp_path, "from_generator.py")
+    assert before.count("RESULT") == 8 and after == before
