@@ -3,25 +3,15 @@ until the dataset ran out runs the same steps as a counted loop, which TFM301 th
 (vectorize_dataset_maps): an element-wise map moved after `batch` yields the same batches."""
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from migrate.runner import migrate_code, migrate_path
+from tests.test_speed_fusion import run_program
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
-
-
-def run_program(source: str, tmp_path: Path, name: str) -> str:
-    script = tmp_path / name
-    script.write_text(source)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=False,
-                          env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin", "CUDA_VISIBLE_DEVICES": "-1"})
-    assert done.returncode == 0, done.stderr[-2000:]
-    return done.stdout
 
 
 @pytest.mark.parametrize("case", ["basic", "in_function"])

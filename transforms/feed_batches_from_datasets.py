@@ -111,8 +111,8 @@ class _Replace(cst.CSTTransformer):
         return self.new if original is self.old else updated
 
 
-def step_signatures(module: cst.Module, tf_name) -> dict[str, list[str]]:
-    """Step functions (`@tf.function(input_signature=[tf.TensorSpec(shape, dtype), ...])`) -> dtypes."""
+def input_signatures(module: cst.Module, tf_name) -> dict[str, cst.List]:
+    """Step functions (`@tf.function(input_signature=[...])`) -> their input_signature list."""
     found = {}
     for node in _walk(module):
         if not isinstance(node, cst.FunctionDef):
@@ -122,10 +122,15 @@ def step_signatures(module: cst.Module, tf_name) -> dict[str, list[str]]:
             if isinstance(call, cst.Call) and tf_name(call.func) == "tf.function":
                 signature = next((a.value for a in call.args if a.keyword and a.keyword.value == "input_signature"),
                                  None)
-                dtypes = _dtypes(signature)
-                if dtypes is not None:
-                    found[node.name.value] = dtypes
+                if isinstance(signature, cst.List):
+                    found[node.name.value] = signature
     return found
+
+
+def step_signatures(module: cst.Module, tf_name) -> dict[str, list[str]]:
+    """Step functions (`@tf.function(input_signature=[tf.TensorSpec(shape, dtype), ...])`) -> dtypes."""
+    found = {name: _dtypes(signature) for name, signature in input_signatures(module, tf_name).items()}
+    return {name: dtypes for name, dtypes in found.items() if dtypes is not None}
 
 
 def _dtypes(signature) -> list[str] | None:

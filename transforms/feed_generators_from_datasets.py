@@ -38,7 +38,7 @@ from transforms._fusion_state import collect_facts
 from transforms._graph_layers import NameAllocator
 from transforms._graph_syntax import Refusal, walk
 from transforms.base import TFTransform
-from transforms.feed_batches_from_datasets import SETTING
+from transforms.feed_batches_from_datasets import SETTING, input_signatures
 
 LEAVES_EARLY = (cst.Break, cst.Return, cst.Continue, cst.Yield)
 
@@ -58,7 +58,8 @@ class FeedGeneratorsFromDatasets(TFTransform):
         if not self.enabled:
             return
         self.module = node
-        self.specs = _step_specs(node, self.tf_name)
+        self.specs = {name: [code_of(e.value) for e in signature.elements]
+                      for name, signature in input_signatures(node, self.tf_name).items()}
         self.facts = collect_facts(node, self.tf_names, self._qualified)
         self.generators = {f.name.value for f in node.body if isinstance(f, cst.FunctionDef) and not f.decorators
                            and any(isinstance(n, (cst.Yield)) for n in walk(f.body))}
@@ -195,19 +196,3 @@ def _is_range(node: cst.BaseExpression) -> bool:
         return False
     calls = [c for c in walk(node) if isinstance(c, cst.Call) and c is not node]
     return all(isinstance(c.func, cst.Name) and c.func.value == "len" for c in calls)
-
-
-def _step_specs(module: cst.Module, tf_name) -> dict[str, list[str]]:
-    """Step functions (`@tf.function(input_signature=[...])`) -> the source of each TensorSpec."""
-    found = {}
-    for node in walk(module):
-        if not isinstance(node, cst.FunctionDef):
-            continue
-        for decorator in node.decorators:
-            call = decorator.decorator
-            if isinstance(call, cst.Call) and tf_name(call.func) == "tf.function":
-                signature = next((a.value for a in call.args if a.keyword and a.keyword.value == "input_signature"),
-                                 None)
-                if isinstance(signature, cst.List):
-                    found[node.name.value] = [code_of(e.value) for e in signature.elements]
-    return found
