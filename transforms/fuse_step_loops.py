@@ -51,6 +51,7 @@ from transforms._fusion_names import loop_function_name, outputs_name, rows_name
 from transforms._fusion_params import values_name
 from transforms._fusion_plan import NO_STEP_CALL, Plan, plan_fusion
 from transforms._fusion_scan import names_bound, names_read
+from transforms._graph_syntax import walk
 from transforms._fusion_state import ModuleFacts, collect_facts
 from transforms.base import TFTransform
 
@@ -212,7 +213,7 @@ class FuseStepLoops(TFTransform):
         it to the int64 of its signature. Every binding of it (and of its generator) must say so."""
         parameters = set().union(*(parameter_names(s) for s in self.scopes if isinstance(s, cst.FunctionDef)))
         for name in plan.index_arrays:
-            found = assignments_of(self.module, name)
+            found = assignments_of(self._binding_scope(name), name)
             values = [a.value for a in found if a is not None]
             if name in parameters or not found or len(values) < len(found) or \
                     not all(self._is_permutation(v, parameters) for v in values):
@@ -232,9 +233,22 @@ class FuseStepLoops(TFTransform):
         source = value.func.value
         if not isinstance(source, cst.Name) or source.value in parameters:
             return False
-        found = assignments_of(self.module, source.value)
+        found = assignments_of(self._binding_scope(source.value), source.value)
         return bool(found) and all(a is not None and isinstance(a.value, cst.Call) and self._qualified(a.value.func) & {
             "numpy.random.RandomState", "numpy.random.default_rng"} for a in found)
+
+    def _binding_scope(self, name: str) -> cst.CSTNode:
+        """Where the bindings of `name` seen at the loop are: the innermost enclosing function binding
+        it (a local there: other functions' names of the same spelling do not matter), else the module."""
+        for scope in reversed(self.scopes):
+            if not isinstance(scope, cst.FunctionDef):
+                continue
+            declared = {a.name.value for d in walk(scope) if isinstance(d, (cst.Global, cst.Nonlocal)) for a in d.names}
+            if name in declared:
+                return self.module
+            if name in parameter_names(scope) or assignments_of(scope, name):
+                return scope
+        return self.module
 
     def _run_once_problem(self, plan: Plan, loop: cst.For) -> str | None:
         """Run once before the steps, the invariant bindings happen even if the loop runs no step:
