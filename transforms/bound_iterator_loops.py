@@ -31,6 +31,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from transforms._graph_layers import NameAllocator
+from transforms._graph_rnn import _module_integer
 from transforms._graph_syntax import Refusal, walk
 from transforms.base import TFTransform
 
@@ -170,10 +171,7 @@ class BoundIteratorLoops(TFTransform):
             return False
         value = call.args[0].value
         if isinstance(value, cst.Name):
-            statements = [s for s in self.module.body if value.value in _assigned(s)]
-            if len(statements) != 1 or _binding_count(self.module, value.value) != 1:
-                return False
-            value = _assigned_value(statements[0], value.value)
+            return _module_integer(self.module, value.value) is not None
         return isinstance(value, cst.Integer)
 
 

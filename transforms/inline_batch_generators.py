@@ -26,9 +26,11 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider, QualifiedNameProvider
 
+from transforms._fusion_scan import names_bound
 from transforms._graph_layers import NameAllocator
 from transforms._graph_syntax import Refusal, code, walk
 from transforms.base import TFTransform
+from transforms.vectorize_dataset_maps import plain_parameters
 
 LITERALS = (cst.Integer, cst.Float, cst.SimpleString)
 
@@ -76,11 +78,11 @@ class InlineBatchGenerators(TFTransform):
         if loop.orelse is not None or loop.asynchronous:
             raise Refusal(loop, "the consuming loop has an else clause or is async")
         pre, inner = _shape(generator)
-        params = _params(generator)
+        params = plain_parameters(generator.params, generator)
         if len(call.args) != len(params) or any(a.keyword or a.star for a in call.args):
             raise Refusal(call, "the call does not pass every parameter positionally")
-        bound = _bound_names(generator.body) - set(params)
-        rebound = _bound_names(generator.body) & set(params)
+        bound = names_bound([generator.body]) - set(params)
+        rebound = names_bound([generator.body]) & set(params)
         if rebound:
             raise Refusal(generator, f"the generator rebinds its parameter `{sorted(rebound)[0]}`")
         used = {n.value for n in walk(self.scopes[-1]) if isinstance(n, cst.Name)}
@@ -131,28 +133,6 @@ def _shape(generator: cst.FunctionDef) -> tuple[list[cst.SimpleStatementLine], c
 def _docstring(statement: cst.BaseStatement) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and \
         isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString)
-
-
-def _params(function: cst.FunctionDef) -> list[str]:
-    params = function.params
-    if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg or params.kwonly_params \
-            or params.posonly_params or any(p.default is not None for p in params.params):
-        raise Refusal(function, "the generator's parameters are not plain names")
-    return [p.name.value for p in params.params]
-
-
-def _bound_names(node: cst.CSTNode) -> set[str]:
-    found: set[str] = set()
-    for item in walk(node):
-        targets = []
-        if isinstance(item, cst.Assign):
-            targets = [t.target for t in item.targets]
-        elif isinstance(item, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
-            targets = [item.target]
-        elif isinstance(item, cst.NamedExpr):
-            targets = [item.target]
-        found |= {n.value for t in targets for n in walk(t) if isinstance(n, cst.Name)}
-    return found
 
 
 class _Renamer(cst.CSTTransformer):

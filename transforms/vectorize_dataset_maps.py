@@ -86,12 +86,12 @@ class VectorizeDatasetMaps(TFTransform):
             raise Refusal(mapping, "the map takes arguments other than its function and parallelism")
         function = args[0].value
         if isinstance(function, cst.Lambda):
-            params, body = _plain_params(function.params, function), [cst.Return(function.body)]
+            params, body = plain_parameters(function.params, function), [cst.Return(function.body)]
         else:
             definition = self.functions[function.value]
             if definition.decorators or definition.asynchronous:
                 raise Refusal(function, f"`{function.value}` is decorated")
-            params, body = _plain_params(definition.params, definition), _simple_body(definition)
+            params, body = plain_parameters(definition.params, definition), _simple_body(definition)
         _ElementWise(params, self.constants, self.tf_name).check(body)
 
 
@@ -189,7 +189,8 @@ def _method(call: cst.Call) -> str | None:
     return call.func.attr.value if isinstance(call.func, cst.Attribute) else None
 
 
-def _plain_params(params: cst.Parameters, owner: cst.CSTNode) -> list[str]:
+def plain_parameters(params: cst.Parameters, owner: cst.CSTNode) -> list[str]:
+    """The names of `params`, all positional-or-keyword without defaults; Refusal at `owner` otherwise."""
     if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg or params.kwonly_params \
             or params.posonly_params or any(p.default is not None for p in params.params):
         raise Refusal(owner, "the function's parameters are not plain names")
