@@ -17,3 +17,16 @@ def outputs_name(step_function: str) -> str:
 def rows_name(step_function: str) -> str:
     """The variable holding a multi-step function's outputs unstacked: one tensor per step."""
     return step_function + "_rows"
+
+
+EPOCHS_SUFFIX = "_epochs"
+
+
+def epochs_function_name(step_function: str) -> str:
+    """The function that runs `step_function`'s multi-step function once per epoch, all epochs in one graph."""
+    return loop_function_name(step_function) + EPOCHS_SUFFIX
+
+
+def epochs_outputs_name(step_function: str) -> str:
+    """The variable holding an epochs function's outputs: the multi-step outputs stacked once more, by epoch."""
+    return step_function + "_epochs_outputs"

@@ -14,7 +14,8 @@ output it is. The weights are laid out differently (TF1 packs input and recurren
 matrix, gates i, j, f, o, and adds forget_bias at run time; Keras has two matrices, gates i, f, c, o,
 and the forget bias in the bias): migrate/harness/rnn_weights.py converts legacy weights for the
 harness. A run over a short sequence of fixed length (a placeholder `[None, T, ...]` with T an integer
-literal or a module constant of at most MAX_UNROLLED_STEPS, or the outputs of such a run) gets
+literal or a module constant of at most MAX_UNROLLED_STEPS, batches of NumPy sequences of such a
+length read from a dataset (`_graph_sequence_steps`), or the outputs of such a run) gets
 `unroll=True`: the same cell computation per step, without Keras's generic while loop, whose per-step
 cost (TensorArrays, the v2 While op and its gradient's accumulators) made the migrated LSTM step about
 twice as slow as TF1's dynamic_rnn on CPU. Refused: peepholes, projections, clipping, forget_bias other than 1.0, custom initializers,
@@ -30,7 +31,8 @@ import libcst as cst
 from transforms._graph_api import rnn_cell_kind
 from transforms._graph_layers import LayerUse
 from transforms._graph_model import Item, Kind
-from transforms._graph_syntax import Refusal, bind_arguments, code, string_value, walk
+from transforms._graph_sequence_steps import dataset_time_steps, module_integer
+from transforms._graph_syntax import Refusal, bind_arguments, code, string_value
 
 _CELL_SIGNATURES = {
     "tf.nn.rnn_cell.LSTMCell": ["num_units", "use_peepholes", "cell_clip", "initializer", "num_proj", "proj_clip",
@@ -175,6 +177,8 @@ class RnnConverter:
         placeholder = self._placeholders.get(inputs.value)
         if steps is None and placeholder is not None:
             steps = _time_dimension(placeholder.shape, self.scanner.resolver.module)
+        elif steps is None:
+            steps = dataset_time_steps(inputs.value, self.scanner.resolver, self.scanner.resolver.module)
         return steps if steps is not None and 0 < steps <= MAX_UNROLLED_STEPS else None
 
     def _note_steps(self, steps: int | None, *outputs: str) -> None:
@@ -304,20 +308,7 @@ def _time_dimension(shape: str, module: cst.Module) -> int | None:
     if isinstance(time, cst.Integer):
         return int(time.value)
     if isinstance(time, cst.Name):
-        return _module_integer(module, time.value)
-    return None
-
-
-def _module_integer(module: cst.Module, name: str) -> int | None:
-    bindings = [node for node in walk(module) if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign,
-                                                                   cst.For, cst.AsName, cst.Param))
-                and any(isinstance(n, cst.Name) and n.value == name
-                        for n in walk(getattr(node, "target", None) or getattr(node, "name", None) or node))]
-    values = [small.value for statement in module.body if isinstance(statement, cst.SimpleStatementLine)
-              for small in statement.body if isinstance(small, cst.Assign) and len(small.targets) == 1
-              and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name]
-    if len(bindings) == 1 and len(values) == 1 and isinstance(values[0], cst.Integer):
-        return int(values[0].value)
+        return module_integer(module, time.value)
     return None
 
 

@@ -31,7 +31,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from transforms._graph_layers import NameAllocator
-from transforms._graph_rnn import _module_integer
+from transforms._graph_sequence_steps import module_integer
 from transforms._graph_syntax import Refusal, walk
 from transforms.base import TFTransform
 
@@ -171,7 +171,7 @@ class BoundIteratorLoops(TFTransform):
             return False
         value = call.args[0].value
         if isinstance(value, cst.Name):
-            return _module_integer(self.module, value.value) is not None
+            return module_integer(self.module, value.value) is not None
         return isinstance(value, cst.Integer)
 
 

@@ -95,7 +95,7 @@ class InlineBatchGenerators(TFTransform):
                 fresh = self.names.fresh(param) if param in used else param
                 renames[param] = fresh
                 bindings.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(fresh))], arg.value)]))
-        renamer = _Renamer(renames)
+        renamer = LocalRenamer(renames)
         yielded: cst.Expr = inner.body.body[-1].body[0]
         batch = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(loop.target)], yielded.value.value.visit(renamer))])
         body = [s.visit(renamer) for s in inner.body.body[:-1]] + [batch, *loop.body.body]
@@ -110,7 +110,7 @@ def _yields(function: cst.FunctionDef) -> bool:
 def _shape(generator: cst.FunctionDef) -> tuple[list[cst.SimpleStatementLine], cst.For]:
     """(the assignments before its loop, the loop) of a generator written as this transform expects."""
     body = list(generator.body.body)
-    if body and _docstring(body[0]):
+    if body and is_docstring(body[0]):
         body = body[1:]
     *pre, inner = body or [None]
     if not isinstance(inner, cst.For) or inner.orelse is not None or inner.asynchronous:
@@ -130,12 +130,12 @@ def _shape(generator: cst.FunctionDef) -> tuple[list[cst.SimpleStatementLine], c
     return pre, inner
 
 
-def _docstring(statement: cst.BaseStatement) -> bool:
+def is_docstring(statement: cst.BaseStatement) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and \
         isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString)
 
 
-class _Renamer(cst.CSTTransformer):
+class LocalRenamer(cst.CSTTransformer):
     """Parameters -> arguments and clashing locals -> fresh names (attribute names are left alone)."""
 
     def __init__(self, renames: dict[str, str | cst.BaseExpression]) -> None:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import time
 
+EPOCHS_SUFFIX = "_epochs"  # transforms._fusion_names.EPOCHS_SUFFIX: `S_loop_epochs` runs `S_loop` per epoch (TFM310)
+
 
 def row(structure, index):
     """`structure` with every tensor replaced by its row `index` (None and plain values kept)."""
@@ -82,7 +84,6 @@ class FusedFunction:
             start = time.perf_counter()
             outputs = self._compiled(low, high, *args, **kwargs)
             parts.append((high - low, start, time.perf_counter(), outputs))
-            import sys; print('FUSEDCALL', high-low, (parts[-1][2]-start)*1e3, file=sys.stderr)
         outputs = parts[0][3]
         if len(parts) == 2:
             outputs = concatenate(self._probe.tf, outputs, parts[1][3])
@@ -145,3 +146,58 @@ class FusedFunction:
 
     def __getattr__(self, name):
         return getattr(self._compiled, name)
+
+
+class FusedEpochs:
+    """Recording a fused epoch loop (TFM310) as the step calls it replaces.
+
+    `S_loop_epochs(epochs, first, stop, *arrays)` runs the multi-step function `S_loop(first, stop,
+    *arrays)` `epochs` times in one graph: the same steps every epoch, each output stacked once more
+    along a leading epoch axis. One call of it is recorded as `epochs * (stop - first)` calls of `fn:S`,
+    epoch after epoch, each epoch's rows in step order: what the per-epoch `S_loop` calls recorded.
+
+    Timing as for `S_loop` (`fused`): the first call is made as two, the warm-up epochs (10% of them, at
+    least one) then the rest, so the one-time costs fall in warm-up steps.
+    """
+
+    def __init__(self, compiled, step_key, probe):
+        self._compiled = compiled
+        self._probe = probe
+        self._steps = FusedFunction(None, step_key, probe)  # records the steps, as S_loop's calls do
+        self._warm = False
+
+    def __call__(self, epochs, first, stop, *args, **kwargs):
+        if not self._probe.tf.executing_eagerly():
+            return self._compiled(epochs, first, stop, *args, **kwargs)
+        epochs, per_epoch = int(epochs), max(int(stop) - int(first), 0)
+        bounds = [epochs]
+        if not self._warm and epochs >= 2:
+            warm = max(1, int(epochs * self._probe.warmup_fraction))
+            bounds = [warm, epochs - warm]
+        self._warm = self._warm or epochs * per_epoch > 0
+        parts = []
+        for count in bounds:
+            start = time.perf_counter()
+            outputs = self._compiled(count, first, stop, *args, **kwargs)
+            parts.append((count * per_epoch, start, time.perf_counter(), outputs))
+        outputs = parts[0][3]
+        if len(parts) == 2:
+            outputs = concatenate(self._probe.tf, outputs, parts[1][3])
+        if epochs * per_epoch:
+            self._steps.record(parts, by_step(self._probe.tf, outputs))
+        return outputs
+
+    def __getattr__(self, name):
+        return getattr(self._compiled, name)
+
+
+def by_step(tf, structure):
+    """`structure` with every [epochs, steps, ...] tensor reshaped to [epochs * steps, ...]."""
+    if isinstance(structure, dict):
+        return {key: by_step(tf, value) for key, value in structure.items()}
+    if isinstance(structure, (list, tuple)):
+        joined = [by_step(tf, value) for value in structure]
+        return type(structure)(joined) if type(structure) in (list, tuple) else type(structure)(*joined)
+    if structure is None or not hasattr(structure, "shape"):
+        return structure
+    return tf.reshape(structure, tf.concat([[-1], tf.shape(structure)[2:]], axis=0))

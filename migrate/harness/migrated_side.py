@@ -151,6 +151,12 @@ class RecordedFunction:
         return getattr(self._compiled, name)
 
 
+def _epochs_base(name: str) -> str | None:
+    """`S_loop` for an epochs function `S_loop_epochs` (TFM310), else None."""
+    suffix = fused.EPOCHS_SUFFIX
+    return name[: -len(suffix)] if name.endswith(suffix) else None
+
+
 class FunctionProbe:
     """Replaces `tf.function` so that functions the script defines record their calls."""
 
@@ -173,6 +179,10 @@ class FunctionProbe:
             if code is None or code.co_filename != probe.script:
                 return compiled
             step = probe.fused_steps.get(func.__name__)
+            epochs_of = probe.fused_steps.get(_epochs_base(func.__name__))
+            if step is None and epochs_of is not None and not isinstance(epochs_of, dict):
+                keys = ["fn:" + s for s in epochs_of] if isinstance(epochs_of, list) else "fn:" + epochs_of
+                return fused.FusedEpochs(compiled, keys, probe)
             if isinstance(step, dict):
                 keys = ["fn:" + s for s in step["step_function"]]
                 return fused.FusedFunction(compiled, keys, probe, evaluation="fn:" + step["evaluation"])
