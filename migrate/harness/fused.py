@@ -21,16 +21,21 @@ import time
 EPOCHS_SUFFIX = "_epochs"  # transforms._fusion_names.EPOCHS_SUFFIX: `S_loop_epochs` runs `S_loop` per epoch (TFM310)
 
 
-def row(structure, index):
-    """`structure` with every tensor replaced by its row `index` (None and plain values kept)."""
+def map_tensors(structure, function):
+    """`structure` with `function` applied to every tensor (None and plain values kept)."""
     if isinstance(structure, dict):
-        return {key: row(value, index) for key, value in structure.items()}
+        return {key: map_tensors(value, function) for key, value in structure.items()}
     if isinstance(structure, (list, tuple)):
-        rows = [row(value, index) for value in structure]
-        return type(structure)(rows) if type(structure) in (list, tuple) else type(structure)(*rows)
+        mapped = [map_tensors(value, function) for value in structure]
+        return type(structure)(mapped) if type(structure) in (list, tuple) else type(structure)(*mapped)
     if structure is None or not hasattr(structure, "shape"):
         return structure
-    return structure[index]
+    return function(structure)
+
+
+def row(structure, index):
+    """`structure` with every tensor replaced by its row `index` (None and plain values kept)."""
+    return map_tensors(structure, lambda tensor: tensor[index])
 
 
 def _as_list(flags):
@@ -193,11 +198,4 @@ class FusedEpochs:
 
 def by_step(tf, structure):
     """`structure` with every [epochs, steps, ...] tensor reshaped to [epochs * steps, ...]."""
-    if isinstance(structure, dict):
-        return {key: by_step(tf, value) for key, value in structure.items()}
-    if isinstance(structure, (list, tuple)):
-        joined = [by_step(tf, value) for value in structure]
-        return type(structure)(joined) if type(structure) in (list, tuple) else type(structure)(*joined)
-    if structure is None or not hasattr(structure, "shape"):
-        return structure
-    return tf.reshape(structure, tf.concat([[-1], tf.shape(structure)[2:]], axis=0))
+    return map_tensors(structure, lambda t: tf.reshape(t, tf.concat([[-1], tf.shape(t)[2:]], axis=0)))
