@@ -13,7 +13,6 @@ from migrate.harness.recording import Recorder
 from migrate.harness.verify import Settings, run_legacy, verify_migrated
 from migrate.runner import migrate_path
 from tests.test_speed_fusion import run_program
-from transforms._fusion_names import EPOCHS_SUFFIX
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -38,10 +37,6 @@ class Probe:
         self.recorder = Recorder(1000, np.asarray)
 
 
-def test_the_harness_and_the_transform_agree_on_the_epochs_function_name():
-    assert fused.EPOCHS_SUFFIX == EPOCHS_SUFFIX
-
-
 def test_an_epochs_call_is_recorded_as_every_epochs_steps_with_warm_up_epochs_split_off():
     calls = []
 
@@ -60,11 +55,43 @@ def test_an_epochs_call_is_recorded_as_every_epochs_steps_with_warm_up_epochs_sp
     assert all(b >= a for a, b in zip(site.starts, site.starts[1:]))
 
 
-@pytest.mark.parametrize("module, case", [("inline_epoch_helpers", "basic"), ("fuse_epoch_loops", "basic")])
+def test_evaluations_in_the_epochs_call_are_recorded_after_each_epochs_steps():
+    done = []
+
+    def epochs_function(epochs, first, stop, data):
+        steps = np.tile(np.arange(first, stop, dtype=np.float32), (epochs, 1))
+        losses = (len(done) + np.arange(epochs, dtype=np.float32)) * data
+        done.extend(range(epochs))
+        return [None, steps], losses
+
+    probe = Probe()
+    epochs = fused.FusedEpochs(epochs_function, "fn:train_step", probe, [None, "fn:compute_loss"])
+    outputs = epochs(10, 0, 3, 0.5)
+    assert outputs[0][1].shape == (10, 3) and outputs[1].shape == (10,)
+    steps, losses = probe.recorder.sites["fn:train_step"], probe.recorder.sites["fn:compute_loss"]
+    assert steps.calls == 30 and losses.calls == 10
+    assert [float(losses.values[k][0]) for k in range(10)] == [0.5 * k for k in range(10)]
+    assert [float(steps.values[k][1]) for k in (0, 1, 2, 3)] == [0.0, 1.0, 2.0, 0.0]
+    # one epoch's three steps, then its evaluation, epoch after epoch
+    assert steps.sequence[2] < losses.sequence[0] < steps.sequence[3] < steps.sequence[5] < losses.sequence[1] \
+        < steps.sequence[6]
+
+
+@pytest.mark.parametrize("module, case", [("inline_epoch_helpers", "basic"), ("inline_epoch_helpers", "in_expression"),
+                                          ("fuse_epoch_loops", "basic"), ("fuse_epoch_loops", "evaluation"),
+                                          ("fuse_epoch_loops", "no_outputs"), ("fuse_epoch_loops", "only_call")])
 def test_rewritten_fixture_prints_what_the_original_printed(module, case, tmp_path):
     before = run_program((FIXTURES / module / f"{case}.in.py").read_text(), tmp_path, "before.py")
     after = run_program((FIXTURES / module / f"{case}.out.py").read_text(), tmp_path, "after.py")
-    assert before.count("epoch") == 4 and after == before
+    assert before.strip() and after == before
+
+
+@pytest.mark.parametrize("example", ["batch_loop.py", "core_interactive_momentum.py"])
+def test_examples_evaluating_every_epoch_run_all_epochs_in_one_call(example):
+    result = migrate_path(str(ROOT / "legacy_examples" / example))
+    fused = [f for f in result.findings if f.code == "TFM310" and f.fixed]
+    assert len(fused) == 1 and "compute_" in fused[0].message
+    assert "= train_step_loop_epochs(EPOCHS, 0," in result.new_source
 
 
 @pytest.mark.parametrize("example", ["core_builder_dict.py", "core_class_model.py"])
@@ -110,3 +137,17 @@ def test_epoch_fused_example_with_a_wrong_momentum_is_caught(builder_dict, tmp_p
     site = next(s for s in report["sites"] if s["migrated"] == "fn:train_step")
     # the first update has no velocity yet, so the loss of step 2 (0-based) is the first to differ
     assert site["status"] == "mismatch" and site["first_divergence"]["step"] == 2
+
+
+def test_epoch_evaluations_run_in_the_epochs_call_are_compared_call_by_call(tmp_path):
+    legacy_path = ROOT / "legacy_examples" / "core_interactive_momentum.py"
+    program = Program(legacy_path.name, str(legacy_path))
+    prepared = prepare(program, str(tmp_path))
+    assert prepared.fused["train_step_loop_epochs"] == {"epochs_of": "train_step_loop",
+                                                        "calls": ["train_step_loop", "compute_mse"]}
+    legacy = run_legacy(program, SETTINGS, str(tmp_path))
+    report = verify_migrated(program, prepared, legacy, SETTINGS, str(tmp_path))
+    assert report["verdict"] == "equivalent", report["reason"]
+    evaluation = next(s for s in report["sites"] if s["migrated"] == "fn:compute_mse")
+    # once before training (a plain call), then once per epoch (3, rows of the epochs call)
+    assert evaluation["status"] == "match" and all(f["compared"] == 4 for f in evaluation["fetches"])

@@ -3,25 +3,38 @@
     for epoch in range(EPOCHS):                                   train_step_epochs_outputs = train_step_loop_epochs(EPOCHS, 0, n, x, y)
         losses = []                                               for epoch in range(EPOCHS):
         train_step_outputs = train_step_loop(0, n, x, y)   ->         losses = []
-        ...  # plain Python on the outputs                            train_step_outputs = [None, train_step_epochs_outputs[1][epoch]]
+        epoch_loss = compute_loss(x, y)                               train_step_outputs = [None, train_step_epochs_outputs[0][1][epoch]]
+        ...  # plain Python on the outputs                            epoch_loss = train_step_epochs_outputs[1][epoch]
                                                                       ...
 
 After TFM301 an epoch loop calls its multi-step function once per epoch; with a few steps per
 epoch the fixed cost of that call (about a millisecond on a CPU) is most of the epoch. When every
 epoch feeds it the same values (nothing the call reads is bound in the epoch loop) and the rest of
-the epoch is plain Python on the outputs, the epochs are independent of that Python work: they run
-first, in one call of `S_loop_epochs` (a `tf.range` over epochs calling `S_loop`, each output
+the epoch is plain Python on the outputs, or calls of other step functions fed the same values
+every epoch (an evaluation: `loss = compute_loss(x, y)`), the epochs run first, in one call of
+`S_loop_epochs` (a `tf.range` over epochs making the same calls in the same order, each output
 stacked by epoch), and each epoch then reads its own rows, in the same order as before.
 
 The epoch loop must be `for e in range(n)` (no else, no early exit, `e` never rebound) with one
-statement calling the multi-step function; anything else that reads TensorFlow state or might
-change the arrays fed to the steps leaves the loop as it is, with a warning saying why.
+statement calling the multi-step function and each evaluation a statement of its own, called once;
+anything else that reads TensorFlow state or might change the arrays fed to the steps leaves the
+loop as it is, with a warning saying why.
 """
 from __future__ import annotations
 
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
+from transforms._epoch_codegen import (
+    LOOP_CALL,
+    EpochPlan,
+    Evaluation,
+    epochs_call,
+    epochs_function,
+    evaluation_row,
+    loop_row,
+    returned_structure,
+)
 from transforms._fusion_body import fed_arrays_problem, plain_python_problem
 from transforms._fusion_names import (
     LOOP_SUFFIX,
@@ -34,10 +47,11 @@ from transforms._fusion_scan import calls_in, leaving_statement, names_bound, na
 from transforms._fusion_state import ModuleFacts, collect_facts
 from transforms._graph_syntax import Refusal, code, walk
 from transforms.base import TFTransform
-from transforms.fuse_step_loops import assignments_of, literal_integer, reads_outside_rebinding_loops
+from transforms.fuse_step_loops import assignments_of, defining_scopes, literal_integer, reads_outside_rebinding_loops
 
-
-GRAPH_LOCALS = frozenset({"epochs", "epoch", "outputs", "epoch_outputs"})  # the epochs function's own names
+GRAPH_LOCALS = frozenset({"epochs", "epoch", "outputs", "epoch_outputs", "rows", "e"})  # the epochs function's names
+GRAPH_PREFIXES = ("epoch_", "evaluation_", "evaluated_", "outputs_", "stacked_")
+LITERALS = (cst.Integer, cst.Float, cst.SimpleString)
 
 
 class FuseEpochLoops(TFTransform):
@@ -51,6 +65,9 @@ class FuseEpochLoops(TFTransform):
         self.facts: ModuleFacts = collect_facts(node, self.tf_names, self._qualified)
         self.multi_step = {f.name.value: f for f in walk(node) if isinstance(f, cst.FunctionDef)
                            and _step_name(f.name.value) in self.facts.steps}
+        self.step_defs = {f.name.value: f for f in walk(node) if isinstance(f, cst.FunctionDef)
+                          and f.name.value in self.facts.steps}
+        self.scopes = defining_scopes(node, set(self.facts.steps) | set(self.multi_step))
         self.taken = {n.value for n in walk(node) if isinstance(n, cst.Name)}
         self.plans: dict[cst.For, EpochPlan] = {}
         for loop in (n for n in walk(node) if isinstance(n, cst.For)):
@@ -76,59 +93,104 @@ class FuseEpochLoops(TFTransform):
             return
         self.taken |= {plan.epochs_name, plan.outputs_name}
         self.plans[loop] = plan
-        self.report(loop, f"epoch loop of {plan.function.name.value}() calls -> one call of {plan.epochs_name}()",
-                    fixed=True)
+        evaluated = "".join(f", {e.step.name}()" for e in plan.evaluations)
+        self.report(loop, f"epoch loop of {plan.function.name.value}(){evaluated} calls -> one call of "
+                          f"{plan.epochs_name}()", fixed=True)
 
     def _checked(self, loop: cst.For, found) -> EpochPlan:
         statement, call = found[0]
         if len(found) > 1:
             raise Refusal(found[1][1], "the epoch loop calls a multi-step function more than once")
-        if loop.orelse is not None or loop.asynchronous is not None or not isinstance(loop.target, cst.Name):
-            raise Refusal(loop, "the epoch loop has an else clause, is async or unpacks its target")
-        if not _single_range(loop.iter):
-            raise Refusal(loop, "the epoch loop does not run over range(n)")
+        _check_loop(loop)
         if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1 or \
                 not _holds_call(statement.body[0], call):
             raise Refusal(statement, "the multi-step call is not a statement of its own")
         if any(a.star or a.keyword for a in call.args):
             raise Refusal(call, "the multi-step call passes keyword or unpacked arguments")
-        body = list(loop.body.body)
-        leaving = leaving_statement(body)
-        if leaving is not None:
-            raise Refusal(leaving, "the epoch loop may leave early; the epochs could not all run first")
-        epoch = loop.target.value
+        body, epoch = list(loop.body.body), loop.target.value
         bound = names_bound(body)
-        if epoch in bound:
-            raise Refusal(loop, f"the epoch loop rebinds `{epoch}`")
-        changed = sorted((set(names_read(call)) | set(names_read(loop.iter))) & (bound | {epoch}))
-        if changed:
-            raise Refusal(call, f"`{changed[0]}`, which the multi-step call reads, changes from epoch to epoch")
         function = self.multi_step[_callee(call)]
         step = _step_name(function.name.value)
-        rest = [s for s in body if s is not statement and not _binds(s, rows_name(step))]
-        fed = {a.value.value for a in call.args if isinstance(a.value, cst.Name)}
-        # the steps' outputs are tensors, not state; what the call is fed replaced feed_dict values
+        evaluations = self._evaluations(body, statement, function)
+        calls = [call] + [e.statement.body[0].value for e in evaluations]
+        changed = sorted((set().union(*(names_read(c) for c in calls)) | set(names_read(loop.iter))) & (bound | {epoch}))
+        if changed:
+            raise Refusal(call, f"`{changed[0]}`, which the epoch's steps read, changes from epoch to epoch")
+        kept = {statement, *(e.statement for e in evaluations)}
+        rest = [s for s in body if s not in kept and not _binds(s, rows_name(step))]
+        fed = {a.value.value for c in calls for a in c.args if isinstance(a.value, cst.Name)}
+        # the steps' outputs are tensors, not state; what the calls are fed replaced feed_dict values
         state = (self.facts.state | (self.facts.opaque - bound)) - {outputs_name(step), rows_name(step)} - fed
         problem = plain_python_problem(rest, state, self.facts.call_problem, self.facts.logs) or \
             fed_arrays_problem(rest, fed)
         if problem:
             raise Refusal(loop, problem.replace("loop body", "epoch loop"))
         assigned = isinstance(statement.body[0], cst.Assign)
-        structure = _returned(function)
+        structure = returned_structure(function)
         if assigned and structure is None:
             raise Refusal(function, f"the outputs of {function.name.value}() are not a structure of stacked tensors")
         if not rest and reads_outside_rebinding_loops(self.module, epoch) > 0:
             raise Refusal(loop, f"no Python work is left in the epoch loop, but `{epoch}` is used after it")
-        clash = sorted(p.name.value for p in function.params.params if p.name.value in GRAPH_LOCALS
-                       or p.name.value.startswith("epoch_"))
-        if clash:
-            raise Refusal(function, f"{function.name.value}() has a parameter `{clash[0]}`, a name its epoch loop uses")
         epochs_name, outputs = epochs_function_name(step), epochs_outputs_name(step)
         clash = sorted({epochs_name, outputs} & self.taken)
         if clash:
             raise Refusal(loop, f"the name `{clash[0]}` it would define is already used")
-        return EpochPlan(function, structure, call, statement, assigned, bool(rest), epochs_name, outputs,
+        plan = EpochPlan(function, structure, statement, assigned, bool(rest), epochs_name, outputs,
                          self._epoch_count(loop.iter.args[0].value))
+        self._parameters(plan, call, evaluations, body)
+        return plan
+
+    def _evaluations(self, body, statement, function: cst.FunctionDef) -> list[Evaluation]:
+        """The step functions the epoch loop calls besides the multi-step function, each once, as a
+        statement of its own (`E(...)` or `name = E(...)`) fed positional names or literals."""
+        found, seen = [], set()
+        for line in body:
+            small = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+            callee = _callee(small.value) if isinstance(small, (cst.Expr, cst.Assign)) and \
+                isinstance(small.value, cst.Call) else None
+            if callee not in self.facts.steps or line is statement:
+                continue
+            if not _holds_call(small, small.value) or callee in seen:
+                raise Refusal(line, f"the epoch loop calls {callee}() more than once or other than as a statement")
+            evaluation = self.facts.steps[callee]
+            if any(a.star or a.keyword or not isinstance(a.value, (cst.Name, *LITERALS)) for a in small.value.args) \
+                    or len(small.value.args) != len(evaluation.params):
+                raise Refusal(line, f"{callee}() is not fed every parameter positionally, as names or literals")
+            if self.scopes.get(callee) != self.scopes.get(function.name.value) or _nested_outputs(self.step_defs[callee]):
+                raise Refusal(line, f"{callee}() is defined elsewhere than {function.name.value}() or returns "
+                                    "nested structures")
+            seen.add(callee)
+            found.append(Evaluation(evaluation, line, isinstance(small, cst.Assign), []))
+        return found
+
+    def _parameters(self, plan: EpochPlan, call: cst.Call, evaluations: list[Evaluation], body) -> None:
+        """The epochs function's parameters (S_loop's, then the other names the evaluations are fed)
+        and the arguments of its call; the calls in the loop's order."""
+        signature = _signature(plan.function)
+        names = [p.name.value for p in plan.function.params.params]
+        plan.params = [(name, code(spec)) for name, spec in zip(names, signature)]
+        plan.arguments = [code(a.value) for a in call.args]
+        for evaluation in evaluations:
+            small = evaluation.statement.body[0]
+            for arg, spec in zip(small.value.args, evaluation.step.specs):
+                evaluation.arguments.append(self._parameter(plan, arg.value, code(spec), evaluation.statement))
+        clash = sorted(name for name, _ in plan.params if name in GRAPH_LOCALS or name.startswith(GRAPH_PREFIXES))
+        if clash:
+            raise Refusal(plan.function, f"the epochs function would have a parameter `{clash[0]}`, a name it uses")
+        order = {id(plan.statement): LOOP_CALL, **{id(e.statement): e for e in evaluations}}
+        plan.order = [order[id(line)] for line in body if id(line) in order]
+
+    def _parameter(self, plan: EpochPlan, value: cst.BaseExpression, spec: str, line) -> str:
+        if not isinstance(value, cst.Name):
+            return code(value)
+        if value.value in plan.arguments:  # fed to S_loop too: the same tensor, so the same signature
+            name, known = plan.params[plan.arguments.index(value.value)]
+            if known != spec:
+                raise Refusal(line, f"`{value.value}` is fed to steps with different signatures")
+            return name
+        plan.params.append((value.value, spec))
+        plan.arguments.append(value.value)
+        return value.value
 
     def _epoch_count(self, count: cst.BaseExpression) -> str:
         value = literal_integer(count, self._constant)
@@ -154,111 +216,48 @@ class FuseEpochLoops(TFTransform):
         plan = self.plans.get(original)
         if plan is None:
             return updated
-        args = ", ".join(code(a.value) for a in plan.call.args)
-        call = f"{plan.epochs_name}({plan.epoch_count}, {args})"
-        first = cst.parse_statement((f"{plan.outputs_name} = {call}" if plan.assigned else call) + "\n")
-        first = first.with_changes(leading_lines=original.leading_lines)
+        first = cst.parse_statement(epochs_call(plan) + "\n").with_changes(leading_lines=original.leading_lines)
         if not plan.rest:
             return first
-        index = original.body.body.index(plan.statement)
-        body = list(updated.body.body)
-        if plan.assigned:
-            target = code(plan.statement.body[0].targets[0].target)
-            row = epoch_row(plan.structure, plan.outputs_name, original.target.value)
-            body[index] = body[index].with_changes(body=[cst.parse_statement(f"{target} = {row}\n").body[0]])
-        else:
-            del body[index]
-        loop = updated.with_changes(body=updated.body.with_changes(body=body), leading_lines=[])
+        epoch, body = original.target.value, list(updated.body.body)
+        rows = {id(plan.statement): loop_row(plan, epoch) if plan.assigned else None,
+                **{id(e.statement): evaluation_row(plan, e, epoch) if e.assigned else None for e in plan.evaluations}}
+        kept = []
+        for before, after in zip(original.body.body, body):
+            if id(before) not in rows:
+                kept.append(after)
+            elif rows[id(before)] is not None:
+                target = code(before.body[0].targets[0].target)
+                kept.append(after.with_changes(body=[cst.parse_statement(f"{target} = {rows[id(before)]}\n").body[0]]))
+        loop = updated.with_changes(body=updated.body.with_changes(body=kept), leading_lines=[])
         return cst.FlattenSentinel([first, loop])
 
 
-class EpochPlan:
-    def __init__(self, function, structure, call, statement, assigned, rest, epochs_name, outputs_name, epoch_count):
-        self.function: cst.FunctionDef = function
-        self.structure: cst.BaseExpression | None = structure  # what `function` returns, None: nothing
-        self.call: cst.Call = call
-        self.statement: cst.SimpleStatementLine = statement
-        self.assigned: bool = assigned  # `S_outputs = S_loop(...)` rather than `S_loop(...)`
-        self.rest: bool = rest  # the epoch loop does Python work besides the call
-        self.epochs_name, self.outputs_name, self.epoch_count = epochs_name, outputs_name, epoch_count
+def _check_loop(loop: cst.For) -> None:
+    if loop.orelse is not None or loop.asynchronous is not None or not isinstance(loop.target, cst.Name):
+        raise Refusal(loop, "the epoch loop has an else clause, is async or unpacks its target")
+    if not _single_range(loop.iter):
+        raise Refusal(loop, "the epoch loop does not run over range(n)")
+    leaving = leaving_statement(list(loop.body.body))
+    if leaving is not None:
+        raise Refusal(leaving, "the epoch loop may leave early; the epochs could not all run first")
+    if loop.target.value in names_bound(list(loop.body.body)):
+        raise Refusal(loop, f"the epoch loop rebinds `{loop.target.value}`")
 
 
-def epochs_function(plan: EpochPlan, tf: str) -> str:
-    """Source of `S_loop_epochs(epochs, first, stop, ...)`: `S_loop` run `epochs` times in one graph."""
-    function = plan.function
+def _signature(function: cst.FunctionDef) -> list[cst.BaseExpression]:
     decorator = next(d.decorator for d in function.decorators if isinstance(d.decorator, cst.Call))
     signature = next(a.value for a in decorator.args if a.keyword and a.keyword.value == "input_signature")
-    specs = "".join(f"    {code(e.value)},\n" for e in signature.elements)
-    params = [p.name.value for p in function.params.params]
-    name = function.name.value
-    leaves = _leaves(plan.structure)
-    lines = [f"@{tf}.function(input_signature=[\n    {tf}.TensorSpec([], {tf}.int32),\n{specs}])",
-             f"def {plan.epochs_name}(epochs, {', '.join(params)}):",
-             f'    """Runs `{name}` `epochs` times in one graph, the same steps each time'
-             + ('; outputs stacked by epoch."""' if leaves else '."""')]
-    if leaves:
-        lines.append(f"    outputs = {name}.get_concrete_function().structured_outputs")
-        lines += [f"    epoch_{j} = {tf}.TensorArray(outputs{key}.dtype, size=epochs, element_shape=outputs{key}.shape)"
-                  for j, key in enumerate(leaves)]
-    lines.append(f"    for epoch in {tf}.range(epochs):")
-    if leaves:
-        lines.append(f"        epoch_outputs = {name}({', '.join(params)})")
-        lines += [f"        epoch_{j} = epoch_{j}.write(epoch, epoch_outputs{key})" for j, key in enumerate(leaves)]
-        stacked = iter(f"epoch_{j}.stack()" for j in range(len(leaves)))
-        lines.append(f"    return {_rebuilt(plan.structure, lambda: next(stacked))}")
-    else:
-        lines.append(f"        {name}({', '.join(params)})")
-    return "\n".join(lines) + "\n"
+    return [e.value for e in signature.elements]
 
 
-def epoch_row(structure: cst.BaseExpression, outputs: str, epoch: str) -> str:
-    """The multi-step outputs of epoch `epoch`, in the structure `S_loop` returns them."""
-    keys = iter(_leaves(structure))
-    return _rebuilt(structure, lambda: f"{outputs}{next(keys)}[{epoch}]")
-
-
-def _leaves(structure: cst.BaseExpression | None, key: str = "") -> list[str]:
-    """Subscript paths (`[1]`, `[0][2]`) of the stacked tensors in a returned structure."""
-    if structure is None or _is_none(structure):
-        return []
-    if isinstance(structure, (cst.List, cst.Tuple)):
-        return [leaf for j, e in enumerate(structure.elements) for leaf in _leaves(e.value, f"{key}[{j}]")]
-    return [key]
-
-
-def _rebuilt(structure: cst.BaseExpression, leaf) -> str:
-    if _is_none(structure):
-        return "None"
-    if isinstance(structure, cst.List):
-        return "[" + ", ".join(_rebuilt(e.value, leaf) for e in structure.elements) + "]"
-    if isinstance(structure, cst.Tuple):
-        inner = [_rebuilt(e.value, leaf) for e in structure.elements]
-        return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
-    return leaf()
-
-
-def _returned(function: cst.FunctionDef) -> cst.BaseExpression | None:
-    """What the multi-step function returns when it is a (nested) list/tuple of `x.stack()` and None."""
+def _nested_outputs(function: cst.FunctionDef) -> bool:
+    """Whether the step function returns containers inside its list/tuple/dict of outputs."""
     last = function.body.body[-1]
-    if not (isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[0], cst.Return)
-            and last.body[0].value is not None):
-        return None
-    value = last.body[0].value
-    return value if _stacked_structure(value) else None
-
-
-def _stacked_structure(node: cst.BaseExpression) -> bool:
-    if _is_none(node):
-        return True
-    if isinstance(node, (cst.List, cst.Tuple)):
-        return bool(node.elements) and all(isinstance(e, cst.Element) and _stacked_structure(e.value)
-                                           for e in node.elements)
-    return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "stack"
-            and not node.args and isinstance(node.func.value, cst.Name))
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
+    value = last.body[0].value if isinstance(last, cst.SimpleStatementLine) and \
+        isinstance(last.body[0], cst.Return) else None
+    items = [e.value for e in getattr(value, "elements", [])] if isinstance(value, (cst.List, cst.Tuple, cst.Dict)) else []
+    return any(isinstance(item, (cst.List, cst.Tuple, cst.Dict, cst.Set)) for item in items)
 
 
 def _step_name(name: str) -> str | None:
@@ -284,6 +283,3 @@ def _holds_call(small: cst.BaseSmallStatement, call: cst.Call) -> bool:
 def _binds(statement: cst.BaseStatement, name: str) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and \
         isinstance(statement.body[0], cst.Assign) and name in names_bound([statement])
-
-
-

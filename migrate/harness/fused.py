@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import time
 
-EPOCHS_SUFFIX = "_epochs"  # transforms._fusion_names.EPOCHS_SUFFIX: `S_loop_epochs` runs `S_loop` per epoch (TFM310)
 
 
 def map_tensors(structure, function):
@@ -157,18 +156,22 @@ class FusedEpochs:
     """Recording a fused epoch loop (TFM310) as the step calls it replaces.
 
     `S_loop_epochs(epochs, first, stop, *arrays)` runs the multi-step function `S_loop(first, stop,
-    *arrays)` `epochs` times in one graph: the same steps every epoch, each output stacked once more
-    along a leading epoch axis. One call of it is recorded as `epochs * (stop - first)` calls of `fn:S`,
-    epoch after epoch, each epoch's rows in step order: what the per-epoch `S_loop` calls recorded.
+    ...)` `epochs` times in one graph, the same steps every epoch, with the step functions the epoch
+    loop evaluated (`calls`: in the loop's order, None standing for S_loop); every output is stacked
+    along a leading epoch axis. It returns S_loop's structure, or with evaluations (S_loop's
+    structure, each evaluation's outputs). One call is recorded epoch by epoch: S_loop's steps as
+    calls of `fn:S` (`stop - first` per epoch), each evaluation as one call of its own key, in order.
 
-    Timing as for `S_loop` (`fused`): the first call is made as two, the warm-up epochs (10% of them, at
-    least one) then the rest, so the one-time costs fall in warm-up steps.
+    Timing as for `S_loop`: the first call is made as two, the warm-up epochs (10% of them, at least
+    one) then the rest, so the one-time costs fall in warm-up calls; a call's time is spread evenly
+    over the calls it records, the harness's own time charged where it happened.
     """
 
-    def __init__(self, compiled, step_key, probe):
+    def __init__(self, compiled, step_key, probe, calls=None):
         self._compiled = compiled
         self._probe = probe
-        self._steps = FusedFunction(None, step_key, probe)  # records the steps, as S_loop's calls do
+        self._steps = FusedFunction(None, step_key, probe)  # S_loop's per-step keys and their outputs
+        self._calls = calls or [None]
         self._warm = False
 
     def __call__(self, epochs, first, stop, *args, **kwargs):
@@ -179,18 +182,58 @@ class FusedEpochs:
         if not self._warm and epochs >= 2:
             warm = max(1, int(epochs * self._probe.warmup_fraction))
             bounds = [warm, epochs - warm]
-        self._warm = self._warm or epochs * per_epoch > 0
+        self._warm = self._warm or epochs > 0
         parts = []
         for count in bounds:
             start = time.perf_counter()
             outputs = self._compiled(count, first, stop, *args, **kwargs)
-            parts.append((count * per_epoch, start, time.perf_counter(), outputs))
+            parts.append((count, start, time.perf_counter(), outputs))
         outputs = parts[0][3]
         if len(parts) == 2:
             outputs = concatenate(self._probe.tf, outputs, parts[1][3])
-        if epochs * per_epoch:
-            self._steps.record(parts, by_step(self._probe.tf, outputs))
+        if len(self._calls) == 1 and epochs * per_epoch:
+            steps = [(count * per_epoch, start, end, None) for count, start, end, _ in parts]
+            self._steps.record(steps, by_step(self._probe.tf, outputs))
+        elif len(self._calls) > 1 and epochs:
+            self._record_epochs(parts, outputs, per_epoch)
         return outputs
+
+    def _record_epochs(self, parts, outputs, per_epoch: int) -> None:
+        recorder = self._probe.recorder
+        before, made, epoch = recorder.overhead, [], 0
+        evaluations = iter(range(1, len(self._calls)))
+        where = {call: next(evaluations) for call in self._calls if call is not None}
+        step_keys = self._steps._step_keys(False)
+        calls_per_epoch = sum(per_epoch * len(step_keys) if call is None else 1 for call in self._calls)
+        for count, start, end, _ in parts:
+            width, at = (end - start) / max(count * calls_per_epoch, 1), start
+            for _ in range(count):
+                for call in self._calls:
+                    if call is not None:
+                        made.append(self._record(call, at, width, row(outputs[where[call]], epoch)))
+                        at += width
+                        continue
+                    steps = row(outputs[0], epoch)
+                    for index in range(per_epoch):
+                        for key, position in step_keys:
+                            value = row(steps, index)
+                            made.append(self._record(key, at, width, value if position is None else value[position]))
+                            at += width
+                epoch += 1
+        for site, index in made:
+            site.pre[index] = site.post[index] = 0.0
+        gap = parts[1][1] - parts[0][2] if len(parts) == 2 else 0.0
+        if gap:  # between the two calls: the harness splitting the epochs
+            site, index = made[parts[0][0] * calls_per_epoch]
+            site.pre[index] = gap
+        site, index = made[-1]
+        site.post[index] = time.perf_counter() - parts[-1][2]  # joining, unstacking, recording
+        recorder.overhead = before + gap + site.post[index]
+
+    def _record(self, key, start, width, value):
+        self._probe.recorder.record(key, start, start + width, value)
+        site = self._probe.recorder.site(key)
+        return site, len(site.pre) - 1
 
     def __getattr__(self, name):
         return getattr(self._compiled, name)

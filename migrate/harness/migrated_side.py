@@ -151,12 +151,6 @@ class RecordedFunction:
         return getattr(self._compiled, name)
 
 
-def _epochs_base(name: str) -> str | None:
-    """`S_loop` for an epochs function `S_loop_epochs` (TFM310), else None."""
-    suffix = fused.EPOCHS_SUFFIX
-    return name[: -len(suffix)] if name.endswith(suffix) else None
-
-
 class FunctionProbe:
     """Replaces `tf.function` so that functions the script defines record their calls."""
 
@@ -179,10 +173,13 @@ class FunctionProbe:
             if code is None or code.co_filename != probe.script:
                 return compiled
             step = probe.fused_steps.get(func.__name__)
-            epochs_of = probe.fused_steps.get(_epochs_base(func.__name__))
-            if step is None and epochs_of is not None and not isinstance(epochs_of, dict):
-                keys = ["fn:" + s for s in epochs_of] if isinstance(epochs_of, list) else "fn:" + epochs_of
-                return fused.FusedEpochs(compiled, keys, probe)
+            if isinstance(step, dict) and "epochs_of" in step:
+                steps = probe.fused_steps.get(step["epochs_of"])
+                if steps is None or isinstance(steps, dict):
+                    return compiled  # not a multi-step function the harness records: its calls stay unrecorded
+                keys = ["fn:" + s for s in steps] if isinstance(steps, list) else "fn:" + steps
+                calls = [None if call == step["epochs_of"] else "fn:" + call for call in step["calls"]]
+                return fused.FusedEpochs(compiled, keys, probe, calls)
             if isinstance(step, dict):
                 keys = ["fn:" + s for s in step["step_function"]]
                 return fused.FusedFunction(compiled, keys, probe, evaluation="fn:" + step["evaluation"])

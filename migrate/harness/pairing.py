@@ -63,6 +63,8 @@ def load_fused_map(path: str) -> dict[str, str | list[str]]:
 
 
 def _fused_entry(item):
+    if "epochs_of" in item:
+        return {"epochs_of": str(item["epochs_of"]), "calls": [str(call) for call in item["calls"]]}
     steps = item["step_function"]
     if "evaluation" in item:
         return {"step_function": [str(step) for step in steps], "evaluation": str(item["evaluation"])}
@@ -71,8 +73,10 @@ def _fused_entry(item):
 
 def fused_map(source: str, step_functions) -> dict[str, str | list[str] | dict]:
     """The multi-step functions TFM301 defined in `source`: `def S_loop(` for a step function S; one
-    that calls several step functions (S, then T, in its loop) maps to the list of them in call order."""
-    from transforms._fusion_names import loop_function_name
+    that calls several step functions (S, then T, in its loop) maps to the list of them in call order.
+    An epochs function TFM310 defined, `def S_loop_epochs(`, maps to `{"epochs_of": "S_loop", "calls":
+    [...]}`: the functions its epoch loop calls, in order (S_loop and the step functions it evaluates)."""
+    from transforms._fusion_names import epochs_function_name, loop_function_name
     found = {}
     for step in sorted(set(step_functions)):
         fused = loop_function_name(step)
@@ -84,6 +88,10 @@ def fused_map(source: str, step_functions) -> dict[str, str | list[str] | dict]:
                 found[fused] = {"step_function": names, "evaluation": evaluations[0]}
             else:
                 found[fused] = names if len(names) > 1 and names[0] == step else step
+            epochs = epochs_function_name(step)
+            if re.search(r"^\s*def %s\(" % re.escape(epochs), source, re.MULTILINE):
+                calls = [name for name, _ in _steps_called(source, epochs, set(step_functions) | {fused})]
+                found[epochs] = {"epochs_of": fused, "calls": calls}
     return found
 
 
