@@ -12,8 +12,11 @@ function that runs them in one graph. The sites file names it: `"fused_steps": [
 "S_loop", "step_function": "S"}]`, and the migrated side records each call of it as `len(steps)`
 calls of `S` (`fused.py`). One that also runs an evaluation `E` at some steps (under an `if` in
 its loop) is declared `{"function": "S_loop", "step_function": ["E", "S"], "evaluation": "E"}`, the
-list in the order of the calls in a step. A migration made here declares the `<S>_loop` functions that TFM301
-wrote for its step functions (`fused_map`).
+list in the order of the calls in a step. An epochs function (TFM310) running `S_loop` once per
+epoch, and the step functions the epoch loop evaluated, is declared `{"function": "S_loop_epochs",
+"epochs_of": "S_loop", "calls": ["S_loop", "E"]}` (the calls in an epoch's order) and recorded epoch
+by epoch. A migration made here declares the `<S>_loop` and `<S>_loop_epochs` functions that TFM301
+and TFM310 wrote for its step functions (`fused_map`).
 """
 from __future__ import annotations
 
