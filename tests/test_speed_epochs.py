@@ -11,7 +11,7 @@ from migrate.harness import fused
 from migrate.harness.programs import Program, prepare
 from migrate.harness.recording import Recorder
 from migrate.harness.verify import Settings, run_legacy, verify_migrated
-from migrate.runner import migrate_path
+from migrate.runner import migrate_code, migrate_path
 from tests.test_speed_fusion import run_program
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,3 +151,12 @@ def test_epoch_evaluations_run_in_the_epochs_call_are_compared_call_by_call(tmp_
     evaluation = next(s for s in report["sites"] if s["migrated"] == "fn:compute_mse")
     # once before training (a plain call), then once per epoch (3, rows of the epochs call)
     assert evaluation["status"] == "match" and all(f["compared"] == 4 for f in evaluation["fetches"])
+
+
+def test_an_epoch_loop_left_in_python_is_reported_once_with_the_reason():
+    source = (FIXTURES / "fuse_step_loops" / "batches.in.py").read_text()  # prints compute_w() every epoch
+    findings = migrate_code(source).findings
+    outer = [(f.code, f.fixed) for f in findings if f.line == 23]
+    assert outer == [("TFM310", False)]
+    assert "compute_w" in next(f.message for f in findings if f.line == 23)
+    assert any(f.code == "TFM301" and f.fixed and f.line == 25 for f in findings)

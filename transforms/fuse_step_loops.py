@@ -50,7 +50,7 @@ from transforms._fusion_evaluation import flags_name, in_graph_evaluation, index
 from transforms._fusion_names import loop_function_name, outputs_name, rows_name
 from transforms._fusion_params import values_name
 from transforms._fusion_plan import NO_STEP_CALL, Plan, plan_fusion
-from transforms._fusion_scan import names_bound, names_read
+from transforms._fusion_scan import calls_in, names_bound, names_read
 from transforms._graph_syntax import walk
 from transforms._fusion_state import ModuleFacts, collect_facts
 from transforms.base import TFTransform
@@ -103,8 +103,10 @@ class FuseStepLoops(TFTransform):
             return
         plan = plan_fusion(node, self.facts.steps, self.facts.state, self.facts.call_problem,
                            self.facts.opaque, self.facts.logs)
-        if plan == NO_STEP_CALL or (isinstance(plan, str) and self._in_graph(node)):
-            return  # not a step loop, or already a graph loop (a multi-step function's own)
+        if plan == NO_STEP_CALL or (isinstance(plan, str) and (self._in_graph(node) or self._wraps_step_loop(node))):
+            # not a step loop, already a graph loop (a multi-step function's own), or an epoch loop
+            # around a step loop: fusing the inner loop is this transform's; the epochs are TFM310's
+            return
         kept_chunks = None  # why an evaluation is not run in the graph loop
         if not isinstance(plan, str) and plan.evaluations:
             in_graph = in_graph_evaluation(plan, node, self.facts, self.module, evaluates_first(plan, node))
@@ -167,6 +169,11 @@ class FuseStepLoops(TFTransform):
             if problem is None:
                 return around[0] if around else (self.scopes[level + 1] if level < here else loop)
         return problem
+
+    def _wraps_step_loop(self, loop: cst.For) -> bool:
+        inner = [n for s in loop.body.body for n in walk(s) if isinstance(n, cst.For)]
+        return any(isinstance(c.func, cst.Name) and c.func.value in self.facts.steps
+                   for n in inner for c in calls_in(n))
 
     def _in_graph(self, loop: cst.For) -> bool:
         iterable = loop.iter.func if isinstance(loop.iter, cst.Call) else loop.iter
