@@ -160,3 +160,11 @@ def test_an_epoch_loop_left_in_python_is_reported_once_with_the_reason():
     assert outer == [("TFM310", False)]
     assert "compute_w" in next(f.message for f in findings if f.line == 23)
     assert any(f.code == "TFM301" and f.fixed and f.line == 25 for f in findings)
+
+
+@pytest.mark.parametrize("case", sorted(p.name[:-7] for p in (FIXTURES / "fuse_epoch_loops").glob("*.out.py")))
+def test_a_second_run_over_epoch_fused_code_reports_nothing(case):
+    """The epochs function's own `tf.range` loop calls the multi-step function: not an epoch loop to judge."""
+    from tests.test_fixtures import run_transform
+    _, findings = run_transform("fuse_epoch_loops", (FIXTURES / "fuse_epoch_loops" / f"{case}.out.py").read_text())
+    assert findings == []

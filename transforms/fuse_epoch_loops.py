@@ -79,8 +79,8 @@ class FuseEpochLoops(TFTransform):
 
     def _plan(self, loop: cst.For) -> None:
         found = [(s, c) for s in loop.body.body for c in calls_in(s) if _callee(c) in self.multi_step]
-        if not any(isinstance(s, cst.SimpleStatementLine) for s, _ in found):
-            return  # no multi-step call of its own: an outer loop, or one with the call under an `if`
+        if not any(isinstance(s, cst.SimpleStatementLine) for s, _ in found) or self._in_graph(loop):
+            return  # no multi-step call of its own (an outer loop, or the call under an `if`), or an epochs function's
         try:
             plan = self._checked(loop, found)
         except Refusal as refusal:
@@ -96,6 +96,10 @@ class FuseEpochLoops(TFTransform):
         evaluated = "".join(f", {e.step.name}()" for e in plan.evaluations)
         self.report(loop, f"epoch loop of {plan.function.name.value}(){evaluated} calls -> one call of "
                           f"{plan.epochs_name}()", fixed=True)
+
+    def _in_graph(self, loop: cst.For) -> bool:
+        iterable = loop.iter.func if isinstance(loop.iter, cst.Call) else loop.iter
+        return self.tf_name(iterable) == "tf.range"
 
     def _checked(self, loop: cst.For, found) -> EpochPlan:
         statement, call = found[0]
