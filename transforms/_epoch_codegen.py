@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from transforms._fusion_plan import StepFunction
+from transforms._fusion_scan import is_none
 
 LOOP_CALL = "loop"
 
@@ -138,7 +139,7 @@ def evaluation_row(plan: EpochPlan, evaluation: Evaluation, epoch: str) -> str:
 
 def _leaves(structure: cst.BaseExpression | None, key: str = "") -> list[str]:
     """Subscript paths (`[1]`, `[0][2]`) of the stacked tensors in a returned structure."""
-    if structure is None or _is_none(structure):
+    if structure is None or is_none(structure):
         return []
     if isinstance(structure, (cst.List, cst.Tuple)):
         return [leaf for j, e in enumerate(structure.elements) for leaf in _leaves(e.value, f"{key}[{j}]")]
@@ -146,7 +147,7 @@ def _leaves(structure: cst.BaseExpression | None, key: str = "") -> list[str]:
 
 
 def _rebuilt(structure: cst.BaseExpression, leaf) -> str:
-    if _is_none(structure):
+    if is_none(structure):
         return "None"
     if isinstance(structure, cst.List):
         return "[" + ", ".join(_rebuilt(e.value, leaf) for e in structure.elements) + "]"
@@ -167,14 +168,10 @@ def returned_structure(function: cst.FunctionDef) -> cst.BaseExpression | None:
 
 
 def _stacked_structure(node: cst.BaseExpression) -> bool:
-    if _is_none(node):
+    if is_none(node):
         return True
     if isinstance(node, (cst.List, cst.Tuple)):
         return bool(node.elements) and all(isinstance(e, cst.Element) and _stacked_structure(e.value)
                                            for e in node.elements)
     return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "stack"
             and not node.args and isinstance(node.func.value, cst.Name))
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"

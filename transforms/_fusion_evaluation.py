@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from transforms._fusion_body import fed_arrays_problem, plain_python_problem
-from transforms._fusion_scan import calls_in, names_bound, names_read
+from transforms._fusion_scan import callee_name, calls_in, names_bound, names_read
 
 # What a function that only reads the model never does: update a variable or a metric, apply
 # gradients, write a summary or print from the graph (its order with the replayed Python work would change).
@@ -118,7 +118,7 @@ def in_graph_evaluation(plan, loop: cst.For, facts, module: cst.Module, first: b
     helpers = _summary_helpers(module, facts, writers)
     allowed = writers | set(helpers)
     problem = plain_python_problem(rest, state - allowed,
-                                   lambda c: None if _callee(c) in helpers else facts.call_problem(c), facts.logs)
+                                   lambda c: None if callee_name(c) in helpers else facts.call_problem(c), facts.logs)
     if problem:
         return f"the evaluation's Python work {problem.removeprefix('loop body ')}"
     problem = fed_arrays_problem(rest, {name for name, _ in params})
@@ -127,8 +127,6 @@ def in_graph_evaluation(plan, loop: cst.For, facts, module: cst.Module, first: b
     return InGraphEvaluation(step, call, statement, first, tuple(params), tuple(arguments))
 
 
-def _callee(call: cst.Call) -> str | None:
-    return call.func.value if isinstance(call.func, cst.Name) else None
 
 
 def _code(node: cst.CSTNode) -> str:

@@ -32,7 +32,7 @@ from transforms._fusion_body import (
     scheduled_values,
 )
 from transforms._fusion_params import loop_params
-from transforms._fusion_scan import Outputs, calls_in, leaving_statement, names_bound
+from transforms._fusion_scan import Outputs, callee_name, calls_in, leaving_statement, names_bound
 
 NO_STEP_CALL = "loop body calls no step function"
 INDEX_SPEC = "tf.TensorSpec([None], tf.int64)"  # an index array (`order`, for `X[order[a:b]]`)
@@ -78,7 +78,7 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
     the loop's Python work must not read unless the loop body binds them itself. (The step's
     arguments may: they replace feed_dict values, which TF1 required to be NumPy-convertible.)"""
     body = list(loop.body.body)
-    if not any(_callee(c) in steps for s in body for c in calls_in(s, False)):
+    if not any(callee_name(c) in steps for s in body for c in calls_in(s, False)):
         return NO_STEP_CALL
     if loop.orelse is not None or loop.asynchronous is not None or not isinstance(loop.target, cst.Name):
         return "loop has an else clause, is async or unpacks its target"
@@ -157,10 +157,10 @@ def _step_calls(body, steps, several: bool):
     """[(statement index, call, step function, statement)] of the step calls, in order, or why they
     cannot be fused: one call, or with `several`, calls of different step functions (each once per
     step, run in that order in the graph loop)."""
-    calls = [(i, c) for i, s in enumerate(body) for c in calls_in(s, False) if _callee(c) in steps]
+    calls = [(i, c) for i, s in enumerate(body) for c in calls_in(s, False) if callee_name(c) in steps]
     if not calls:
         return NO_STEP_CALL
-    names = [_callee(c) for _, c in calls]
+    names = [callee_name(c) for _, c in calls]
     if len(calls) > 1 and (not several or len(set(names)) < len(names) or len({i for i, _ in calls}) < len(calls)):
         return "loop body calls tf.functions twice per step (e.g. an evaluation reading the weights mid-training)"
     found = []
@@ -170,13 +170,11 @@ def _step_calls(body, steps, several: bool):
             else None
         if not (isinstance(small, cst.Expr) or (isinstance(small, cst.Assign) and len(small.targets) == 1)) \
                 or small.value is not call:
-            return f"the call of `{_callee(call)}` is not a statement of its own (`out = step(...)` or `step(...)`)"
-        found.append((index, call, steps[_callee(call)], statement))
+            return f"the call of `{callee_name(call)}` is not a statement of its own (`out = step(...)` or `step(...)`)"
+        found.append((index, call, steps[callee_name(call)], statement))
     return found
 
 
-def _callee(call: cst.Call) -> str | None:
-    return call.func.value if isinstance(call.func, cst.Name) else None
 
 
 def _argument_problem(checker: IndexChecker, arg: cst.Arg, step: StepFunction) -> str | None:

@@ -129,27 +129,33 @@ def step_outputs(function: cst.FunctionDef) -> Outputs | None:
     if len(returns) != 1 or returns[0] is not last or _returns_inside(body[:-1]):
         return None
     value = returns[0].body[0].value
-    if value is None or _is_none(value):
+    if value is None or is_none(value):
         return Outputs("none")
     if isinstance(value, (cst.List, cst.Tuple)):
         items = [e.value for e in value.elements]
         if any(isinstance(e, cst.StarredElement) for e in value.elements):
             return None
-        keys = tuple(i for i, item in enumerate(items) if not _is_none(item))
-        nones = tuple(i for i, item in enumerate(items) if _is_none(item))
+        keys = tuple(i for i, item in enumerate(items) if not is_none(item))
+        nones = tuple(i for i, item in enumerate(items) if is_none(item))
         return Outputs("list" if isinstance(value, cst.List) else "tuple", keys, len(items), nones)
     if isinstance(value, cst.Dict):
         keys, nones = [], []
         for element in value.elements:
             if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
                 return None
-            (nones if _is_none(element.value) else keys).append(element.key.value)
+            (nones if is_none(element.value) else keys).append(element.key.value)
         return Outputs("dict", tuple(keys), len(value.elements), tuple(nones))
     return Outputs("single")
 
 
-def _is_none(node: cst.BaseExpression) -> bool:
+def is_none(node: cst.BaseExpression) -> bool:
+    """The literal `None`."""
     return isinstance(node, cst.Name) and node.value == "None"
+
+
+def callee_name(call: cst.Call) -> str | None:
+    """The name a call calls when it is a plain name (`step(...)`), else None."""
+    return call.func.value if isinstance(call.func, cst.Name) else None
 
 
 def _returns_inside(statements) -> bool:

@@ -13,7 +13,7 @@ import libcst as cst
 from transforms._fusion_names import LOOP_SUFFIX
 from transforms._graph_api import _in, table
 from transforms._fusion_plan import StepFunction
-from transforms._fusion_scan import calls_in, names_bound, names_read, step_outputs
+from transforms._fusion_scan import callee_name, calls_in, names_bound, names_read, step_outputs
 
 SAFE_BUILTINS = frozenset({
     "print", "float", "int", "str", "bool", "len", "round", "abs", "min", "max", "repr", "format",
@@ -117,7 +117,7 @@ def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
     opaque = {"self", "cls"}
     for node in assignments:
         calls = calls_in(node.value)
-        if any(facts.call_problem(call) for call in calls if _callee_name(call) not in facts.steps):
+        if any(facts.call_problem(call) for call in calls if callee_name(call) not in facts.steps):
             opaque |= names_bound([node])
     facts.opaque = frozenset(opaque - facts.state)
     facts.read_only_layers = _read_only_layers(assignments, tf_names)
@@ -153,8 +153,6 @@ def loop_logging() -> tuple[str, ...]:
     return tuple(table("graph_api")["loop_logging"])
 
 
-def _callee_name(call: cst.Call) -> str | None:
-    return call.func.value if isinstance(call.func, cst.Name) else None
 
 
 def _is_tf_function(decorator: cst.BaseExpression, tf_names) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from transforms._graph_syntax import walk
+from transforms._graph_syntax import code, walk
 
 SHAPE_KEEPING = frozenset({"shuffle", "repeat", "prefetch", "cache", "take", "skip"})
 SHAPE_ARGUMENTS = frozenset({"randn", "rand"})  # rng.randn(d0, d1, ...)
@@ -134,8 +134,8 @@ def _is_numpy_module(node: cst.BaseExpression, module: cst.Module) -> bool:
     for statement in walk(module):
         if isinstance(statement, cst.Import):
             for alias in statement.names:
-                bound = alias.asname.name.value if alias.asname else cst.Module([]).code_for_node(alias.name)
-                if bound == node.value and cst.Module([]).code_for_node(alias.name) == "numpy":
+                bound = alias.asname.name.value if alias.asname else code(alias.name)
+                if bound == node.value and code(alias.name) == "numpy":
                     return True
     return False
 

@@ -43,15 +43,21 @@ from transforms._fusion_names import (
     outputs_name,
     rows_name,
 )
-from transforms._fusion_scan import calls_in, leaving_statement, names_bound, names_read
+from transforms._fusion_scan import callee_name, calls_in, leaving_statement, names_bound, names_read
 from transforms._fusion_state import ModuleFacts, collect_facts
 from transforms._graph_syntax import Refusal, code, walk
 from transforms.base import TFTransform
-from transforms.fuse_step_loops import assignments_of, defining_scopes, literal_integer, reads_outside_rebinding_loops
+from transforms.fuse_step_loops import (
+    constant_integer,
+    defining_scopes,
+    is_graph_loop,
+    literal_integer,
+    reads_outside_rebinding_loops,
+)
+from transforms.inline_batch_generators import LITERALS
 
 GRAPH_LOCALS = frozenset({"epochs", "epoch", "outputs", "epoch_outputs", "rows", "e"})  # the epochs function's names
 GRAPH_PREFIXES = ("epoch_", "evaluation_", "evaluated_", "outputs_", "stacked_")
-LITERALS = (cst.Integer, cst.Float, cst.SimpleString)
 
 
 class FuseEpochLoops(TFTransform):
@@ -78,8 +84,8 @@ class FuseEpochLoops(TFTransform):
         return {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
 
     def _plan(self, loop: cst.For) -> None:
-        found = [(s, c) for s in loop.body.body for c in calls_in(s) if _callee(c) in self.multi_step]
-        if not any(isinstance(s, cst.SimpleStatementLine) for s, _ in found) or self._in_graph(loop):
+        found = [(s, c) for s in loop.body.body for c in calls_in(s) if callee_name(c) in self.multi_step]
+        if not any(isinstance(s, cst.SimpleStatementLine) for s, _ in found) or is_graph_loop(loop, self.tf_name):
             return  # no multi-step call of its own (an outer loop, or the call under an `if`), or an epochs function's
         try:
             plan = self._checked(loop, found)
@@ -97,10 +103,6 @@ class FuseEpochLoops(TFTransform):
         self.report(loop, f"epoch loop of {plan.function.name.value}(){evaluated} calls -> one call of "
                           f"{plan.epochs_name}()", fixed=True)
 
-    def _in_graph(self, loop: cst.For) -> bool:
-        iterable = loop.iter.func if isinstance(loop.iter, cst.Call) else loop.iter
-        return self.tf_name(iterable) == "tf.range"
-
     def _checked(self, loop: cst.For, found) -> EpochPlan:
         statement, call = found[0]
         if len(found) > 1:
@@ -113,7 +115,7 @@ class FuseEpochLoops(TFTransform):
             raise Refusal(call, "the multi-step call passes keyword or unpacked arguments")
         body, epoch = list(loop.body.body), loop.target.value
         bound = names_bound(body)
-        function = self.multi_step[_callee(call)]
+        function = self.multi_step[callee_name(call)]
         step = _step_name(function.name.value)
         evaluations = self._evaluations(body, statement, function)
         calls = [call] + [e.statement.body[0].value for e in evaluations]
@@ -150,7 +152,7 @@ class FuseEpochLoops(TFTransform):
         found, seen = [], set()
         for line in body:
             small = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
-            callee = _callee(small.value) if isinstance(small, (cst.Expr, cst.Assign)) and \
+            callee = callee_name(small.value) if isinstance(small, (cst.Expr, cst.Assign)) and \
                 isinstance(small.value, cst.Call) else None
             if callee not in self.facts.steps or line is statement:
                 continue
@@ -197,15 +199,8 @@ class FuseEpochLoops(TFTransform):
         return value.value
 
     def _epoch_count(self, count: cst.BaseExpression) -> str:
-        value = literal_integer(count, self._constant)
+        value = literal_integer(count, lambda name: constant_integer(self.module, name))
         return code(count) if value is not None and value >= 0 else f"max({code(count)}, 0)"
-
-    def _constant(self, name: str) -> int | None:
-        """The integer a name always holds: its one binding in the module is `NAME = <integer literal>`."""
-        found = assignments_of(self.module, name)
-        if len(found) == 1 and found[0] is not None and isinstance(found[0].value, cst.Integer):
-            return found[0].value.evaluated_value
-        return None
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef):
         plan = self.defined_after.get(original.name.value)
@@ -268,8 +263,6 @@ def _step_name(name: str) -> str | None:
     return name[: -len(LOOP_SUFFIX)] if name.endswith(LOOP_SUFFIX) else None
 
 
-def _callee(call: cst.Call) -> str | None:
-    return call.func.value if isinstance(call.func, cst.Name) else None
 
 
 def _single_range(node: cst.BaseExpression) -> bool:

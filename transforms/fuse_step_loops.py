@@ -50,7 +50,7 @@ from transforms._fusion_evaluation import flags_name, in_graph_evaluation, index
 from transforms._fusion_names import loop_function_name, outputs_name, rows_name
 from transforms._fusion_params import values_name
 from transforms._fusion_plan import NO_STEP_CALL, Plan, plan_fusion
-from transforms._fusion_scan import calls_in, names_bound, names_read
+from transforms._fusion_scan import callee_name, calls_in, names_bound, names_read
 from transforms._graph_syntax import walk
 from transforms._fusion_state import ModuleFacts, collect_facts
 from transforms.base import TFTransform
@@ -172,12 +172,10 @@ class FuseStepLoops(TFTransform):
 
     def _wraps_step_loop(self, loop: cst.For) -> bool:
         inner = [n for s in loop.body.body for n in walk(s) if isinstance(n, cst.For)]
-        return any(isinstance(c.func, cst.Name) and c.func.value in self.facts.steps
-                   for n in inner for c in calls_in(n))
+        return any(callee_name(c) in self.facts.steps for n in inner for c in calls_in(n))
 
     def _in_graph(self, loop: cst.For) -> bool:
-        iterable = loop.iter.func if isinstance(loop.iter, cst.Call) else loop.iter
-        return self.tf_name(iterable) == "tf.range"
+        return is_graph_loop(loop, self.tf_name)
 
     def _name_clash(self, plan: Plan) -> str | None:
         generated = {loop_function_name(plan.step.name), outputs_name(plan.step.name), rows_name(plan.step.name),
@@ -267,11 +265,7 @@ class FuseStepLoops(TFTransform):
         return outside and f"`{outside[0]}` would be bound even if the loop ran no step, and is used outside it"
 
     def _constant(self, name: str) -> int | None:
-        """The integer a name always holds: its one binding in the module is `NAME = <integer literal>`."""
-        found = assignments_of(self.module, name)
-        if len(found) == 1 and found[0] is not None and isinstance(found[0].value, cst.Integer):
-            return found[0].value.evaluated_value
-        return None
+        return constant_integer(self.module, name)
 
     def _replay_problem(self, loop: cst.For) -> str | None:
         """Replaying Python work over chunks of steps needs the step number: `for i in range(n)`."""
@@ -329,6 +323,20 @@ class FuseStepLoops(TFTransform):
         functions = [f if i == 0 else f.with_changes(leading_lines=gap) for i, f in enumerate(functions)]
         statements[0] = statements[0].with_changes(leading_lines=gap)
         return cst.FlattenSentinel([*functions, *statements])
+
+
+def is_graph_loop(loop: cst.For, tf_name) -> bool:
+    """`for ... in tf.range(...)`: a loop of a multi-step (or epochs) function's own graph."""
+    iterable = loop.iter.func if isinstance(loop.iter, cst.Call) else loop.iter
+    return tf_name(iterable) == "tf.range"
+
+
+def constant_integer(module: cst.Module, name: str) -> int | None:
+    """The integer a name always holds: its one binding in the module is `NAME = <integer literal>`."""
+    found = assignments_of(module, name)
+    if len(found) == 1 and found[0] is not None and isinstance(found[0].value, cst.Integer):
+        return found[0].value.evaluated_value
+    return None
 
 
 def runs_at_least_once(iterable: cst.Call, constant=lambda name: None) -> bool:

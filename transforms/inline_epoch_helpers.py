@@ -28,7 +28,7 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider
 
 from transforms._fusion_body import plain_python_problem
-from transforms._fusion_scan import calls_in, names_bound
+from transforms._fusion_scan import callee_name, calls_in, names_bound
 from transforms._fusion_state import ModuleFacts, collect_facts
 from transforms._graph_layers import NameAllocator
 from transforms._graph_syntax import Refusal, code, walk
@@ -70,9 +70,10 @@ class InlineEpochHelpers(TFTransform):
             self._scope(function)
 
     def _runs_steps(self, function: cst.FunctionDef) -> bool:
-        return not function.decorators and any(
-            isinstance(n, cst.For) and any(_callee(c) in self.facts.steps for c in calls_in(n))
-            for n in walk(function.body))
+        return not function.decorators and any(self._is_step_loop(n) for n in walk(function.body))
+
+    def _is_step_loop(self, node: cst.CSTNode) -> bool:
+        return isinstance(node, cst.For) and any(callee_name(c) in self.facts.steps for c in calls_in(node))
 
     def _plan(self, scope, helper: cst.FunctionDef, call: cst.Call, statement: cst.SimpleStatementLine,
               loop: cst.For) -> None:
@@ -89,7 +90,7 @@ class InlineEpochHelpers(TFTransform):
     def _inlined(self, scope, helper: cst.FunctionDef, call: cst.Call, statement: cst.SimpleStatementLine,
                  loop: cst.For):
         small = statement.body[0]
-        whole = getattr(small, "value", None) is call and (isinstance(small, cst.Expr) or isinstance(small, cst.Assign))
+        whole = isinstance(small, (cst.Expr, cst.Assign)) and small.value is call  # not inside an expression
         uses = sum(isinstance(n, cst.Name) and n.value == helper.name.value for n in walk(scope))
         if uses != 2:  # the definition and this call
             raise Refusal(helper, "it is used more than once")
@@ -100,7 +101,7 @@ class InlineEpochHelpers(TFTransform):
         params = plain_parameters(helper.params, helper)
         body, returned = _body_and_result(helper)
         problem = plain_python_problem(other, self.facts.state, self.facts.call_problem, self.facts.logs) or \
-            plain_python_problem([s for s in helper.body.body if not self._runs_steps_statement(s)],
+            plain_python_problem([s for s in helper.body.body if not self._is_step_loop(s)],
                                  self.facts.state, self.facts.call_problem, self.facts.logs)
         if problem:
             raise Refusal(statement, f"its epoch does more than plain Python besides the steps: {problem}")
@@ -113,6 +114,13 @@ class InlineEpochHelpers(TFTransform):
             raise Refusal(helper, f"it rebinds its parameter `{rebound[0]}`")
         if (not whole or isinstance(small, cst.Assign)) and returned is None:
             raise Refusal(helper, "its value is used but it returns nothing")
+        return self._written(scope, helper, call, statement, params, body, returned)
+
+    def _written(self, scope, helper, call, statement, params, body, returned) -> list[cst.BaseStatement]:
+        """The helper's statements in place of `statement`, parameters replaced by the arguments,
+        clashing locals renamed, the value it returns bound where the call was."""
+        small = statement.body[0]
+        whole = isinstance(small, (cst.Expr, cst.Assign)) and small.value is call
         used = _names_outside(scope, helper)
         renames: dict[str, str | cst.BaseExpression] = {
             local: self.names.fresh(local) if local in used else local
@@ -132,9 +140,6 @@ class InlineEpochHelpers(TFTransform):
         if written:
             written[0] = written[0].with_changes(leading_lines=[*statement.leading_lines, *comment])
         return written
-
-    def _runs_steps_statement(self, statement: cst.BaseStatement) -> bool:
-        return isinstance(statement, cst.For) and any(_callee(c) in self.facts.steps for c in calls_in(statement))
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef):
         return cst.RemovalSentinel.REMOVE if original in self.removed else updated
@@ -249,7 +254,3 @@ def _own_functions(scope: cst.CSTNode) -> list[cst.FunctionDef]:
 def _top_statement(body, node: cst.CSTNode) -> cst.BaseStatement:
     """The statement of `body` that holds `node`."""
     return next(s for s in body if any(n is node for n in walk(s)))
-
-
-def _callee(call: cst.Call) -> str | None:
-    return call.func.value if isinstance(call.func, cst.Name) else None

@@ -41,9 +41,27 @@ def _as_list(flags):
     return flags.numpy().tolist() if hasattr(flags, "numpy") else list(flags)
 
 
-def _count_before(function, flags, steps: int, key) -> int:
-    """How many records of `key` the first `steps` steps made."""
-    return sum(any(k == key for k, _ in function._step_keys(flags is not None and flags[i])) for i in range(steps))
+def record_call(recorder, key, start, end, value):
+    """Record one call of `key`; (its site, its index there)."""
+    recorder.record(key, start, end, value)
+    site = recorder.site(key)
+    return site, len(site.pre) - 1
+
+
+def settle(recorder, made, split: int, parts, before: float) -> None:
+    """Charge the harness's time for the calls `made` ((site, index) each) by one or two calls of a
+    fused function (`parts`; the second call's records start at `made[split]`) where it happened:
+    between the two calls (the harness splitting them) and after the last (joining, unstacking,
+    recording); none to the calls themselves. `before`: the recorder's overhead before them."""
+    for site, index in made:
+        site.pre[index] = site.post[index] = 0.0
+    gap = parts[1][1] - parts[0][2] if len(parts) == 2 else 0.0
+    if gap:
+        site, index = made[split]
+        site.pre[index] = gap
+    site, index = made[-1]
+    site.post[index] = time.perf_counter() - parts[-1][2]
+    recorder.overhead = before + gap + site.post[index]
 
 
 def concatenate(tf, first, second):
@@ -108,10 +126,9 @@ class FusedFunction:
     def record(self, parts, outputs, flags=None):
         """Record each part's steps spread evenly over its call; harness time where it happened."""
         recorder = self._probe.recorder
-        keys = self._keys or [self._key]
-        before, total, evaluations = recorder.overhead, 0, 0
-        counts = dict.fromkeys(keys, 0)
+        before, total, evaluations, made, firsts = recorder.overhead, 0, 0, [], []
         for steps, start, end, _ in parts:
+            firsts.append(len(made))  # where each call's records start
             width = (end - start) / max(steps, 1)
             for index in range(steps):
                 evaluated = flags is not None and flags[total + index]
@@ -126,27 +143,11 @@ class FusedFunction:
                         value = step_row
                     else:
                         value = step_row[where] if where is not None else step_row
-                    recorder.record(key, step_start, step_start + share, value)
-                    counts[key] += 1
+                    made.append(record_call(recorder, key, step_start, step_start + share, value))
                 evaluations += evaluated
             total += steps
-        if not total:
-            return
-        gap = parts[1][1] - parts[0][2] if len(parts) == 2 else 0.0
-        for key in keys:
-            if not counts[key]:
-                continue
-            site = recorder.site(key)
-            site.pre[-counts[key]:] = [0.0] * counts[key]
-            site.post[-counts[key]:] = [0.0] * counts[key]
-        if gap:  # between the two calls: the harness splitting the steps
-            first_key = self._step_keys(flags is not None and flags[parts[0][0]])[0][0]
-            site = recorder.site(first_key)
-            site.pre[-(counts[first_key] - _count_before(self, flags, parts[0][0], first_key))] = gap
-        last_key = self._step_keys(flags is not None and flags[total - 1])[-1][0]
-        site = recorder.site(last_key)
-        site.post[-1] = time.perf_counter() - parts[-1][2]  # joining, unstacking, recording
-        recorder.overhead = before + gap + site.post[-1]
+        if made:
+            settle(recorder, made, firsts[-1], parts, before)
 
     def __getattr__(self, name):
         return getattr(self._compiled, name)
@@ -200,40 +201,29 @@ class FusedEpochs:
 
     def _record_epochs(self, parts, outputs, per_epoch: int) -> None:
         recorder = self._probe.recorder
-        before, made, epoch = recorder.overhead, [], 0
+        before, made, epoch, firsts = recorder.overhead, [], 0, []
         evaluations = iter(range(1, len(self._calls)))
         where = {call: next(evaluations) for call in self._calls if call is not None}
         step_keys = self._steps._step_keys(False)
         calls_per_epoch = sum(per_epoch * len(step_keys) if call is None else 1 for call in self._calls)
         for count, start, end, _ in parts:
+            firsts.append(len(made))  # where each call's records start
             width, at = (end - start) / max(count * calls_per_epoch, 1), start
             for _ in range(count):
                 for call in self._calls:
                     if call is not None:
-                        made.append(self._record(call, at, width, row(outputs[where[call]], epoch)))
+                        made.append(record_call(recorder, call, at, at + width, row(outputs[where[call]], epoch)))
                         at += width
                         continue
                     steps = row(outputs[0], epoch)
                     for index in range(per_epoch):
                         for key, position in step_keys:
                             value = row(steps, index)
-                            made.append(self._record(key, at, width, value if position is None else value[position]))
+                            made.append(record_call(recorder, key, at, at + width,
+                                                    value if position is None else value[position]))
                             at += width
                 epoch += 1
-        for site, index in made:
-            site.pre[index] = site.post[index] = 0.0
-        gap = parts[1][1] - parts[0][2] if len(parts) == 2 else 0.0
-        if gap:  # between the two calls: the harness splitting the epochs
-            site, index = made[parts[0][0] * calls_per_epoch]
-            site.pre[index] = gap
-        site, index = made[-1]
-        site.post[index] = time.perf_counter() - parts[-1][2]  # joining, unstacking, recording
-        recorder.overhead = before + gap + site.post[index]
-
-    def _record(self, key, start, width, value):
-        self._probe.recorder.record(key, start, start + width, value)
-        site = self._probe.recorder.site(key)
-        return site, len(site.pre) - 1
+        settle(recorder, made, firsts[-1], parts, before)
 
     def __getattr__(self, name):
         return getattr(self._compiled, name)

@@ -20,6 +20,7 @@ and TFM310 wrote for its step functions (`fused_map`).
 """
 from __future__ import annotations
 
+import ast
 import difflib
 import json
 import os
@@ -80,11 +81,11 @@ def fused_map(source: str, step_functions) -> dict[str, str | list[str] | dict]:
     An epochs function TFM310 defined, `def S_loop_epochs(`, maps to `{"epochs_of": "S_loop", "calls":
     [...]}`: the functions its epoch loop calls, in order (S_loop and the step functions it evaluates)."""
     from transforms._fusion_names import epochs_function_name, loop_function_name
-    found = {}
+    found, tree = {}, _parsed(source)
     for step in sorted(set(step_functions)):
         fused = loop_function_name(step)
         if re.search(r"^\s*def %s\(" % re.escape(fused), source, re.MULTILINE):
-            called = _steps_called(source, fused, set(step_functions))
+            called = _steps_called(tree, fused, set(step_functions))
             names = [name for name, _ in called]
             evaluations = [name for name, conditional in called if conditional]
             if len(evaluations) == 1 and len(names) == 2 and step in names and evaluations[0] != step:
@@ -93,20 +94,23 @@ def fused_map(source: str, step_functions) -> dict[str, str | list[str] | dict]:
                 found[fused] = names if len(names) > 1 and names[0] == step else step
             epochs = epochs_function_name(step)
             if re.search(r"^\s*def %s\(" % re.escape(epochs), source, re.MULTILINE):
-                calls = [name for name, _ in _steps_called(source, epochs, set(step_functions) | {fused})]
+                calls = [name for name, _ in _steps_called(tree, epochs, set(step_functions) | {fused})]
                 found[epochs] = {"epochs_of": fused, "calls": calls}
     return found
 
 
-def _steps_called(source: str, function: str, steps: set[str]) -> list[tuple[str, bool]]:
-    """The step functions `function`'s loop calls, in order, each with whether it is called under an
-    `if` (an evaluation run at some steps only); empty when the source does not parse."""
-    import ast
+def _parsed(source: str):
+    """The source's syntax tree, None when it does not parse."""
     try:
-        tree = ast.parse(source)
+        return ast.parse(source)
     except SyntaxError:
-        return []
-    for node in ast.walk(tree):
+        return None
+
+
+def _steps_called(tree, function: str, steps: set[str]) -> list[tuple[str, bool]]:
+    """The step functions `function`'s loop calls, in order, each with whether it is called under an
+    `if` (an evaluation run at some steps only); empty when the source did not parse (`tree` None)."""
+    for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.FunctionDef) and node.name == function:
             loops = [n for n in ast.walk(node) if isinstance(n, ast.For)]
             calls = [n for loop in loops[:1] for n in ast.walk(loop)
