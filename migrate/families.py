@@ -12,8 +12,8 @@ from collections import Counter
 import libcst as cst
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider
 
-from transforms.qualnames import canonical_tf_name, module_aliases
-from transforms.tables import passes_tf2_keyword, symbol_table
+from transforms.common.qualnames import canonical_tf_name, module_aliases
+from transforms.common.tables import passes_tf2_keyword, symbol_table
 
 # Ordered: a symbol belongs to the first family that lists it. Entries ending in "." cover a namespace.
 FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (

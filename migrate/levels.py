@@ -6,9 +6,9 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider
 
 from migrate.findings import Level
-from transforms._contrib import removed_module
-from transforms.qualnames import canonical_tf_name
-from transforms.tables import EAGER_EQUIVALENTS, passes_tf2_keyword, symbol_table
+from transforms.common.contrib_homes import removed_module
+from transforms.common.qualnames import canonical_tf_name
+from transforms.common.tables import EAGER_EQUIVALENTS, passes_tf2_keyword, symbol_table
 
 
 def classify(module: cst.Module | MetadataWrapper) -> Level:

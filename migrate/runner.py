@@ -20,7 +20,7 @@ from migrate.levels import classify
 from migrate.sourcefile import SourceError, decode_python, describe_parse_error, syntax_problem
 from transforms import selected_transforms
 from transforms.base import FINDINGS_KEY, RUN_SITES_KEY, TransformContext
-from transforms.qualnames import mentions_tensorflow
+from transforms.common.qualnames import mentions_tensorflow
 
 DEFAULT_MAX_BYTES = 5_000_000
 

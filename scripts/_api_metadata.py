@@ -32,7 +32,7 @@ SEMANTIC_CHANGES = {
 }
 # Classes whose TF2 counterpart serves TF1 code: constructor calls are checked like function
 # calls, other uses are left alone. The datasets differ only in the iterator methods, which
-# transforms/rewrite_changed_arguments.py moves to tf.compat.v1.data functions, as TF's converter does;
+# transforms/api/rewrite_changed_arguments.py moves to tf.compat.v1.data functions, as TF's converter does;
 # tf.name_scope only in the v1-only default_name/values arguments, which the call check refuses.
 DROP_IN_CLASSES = {"tf.Variable", "tf.name_scope", "tf.data.Dataset", "tf.data.FixedLengthRecordDataset",
                    "tf.data.TFRecordDataset", "tf.data.TextLineDataset"}

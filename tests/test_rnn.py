@@ -1,4 +1,4 @@
-"""RNN cells -> Keras recurrent layers (transforms/_graph_rnn.py) and the harness's conversion of
+"""RNN cells -> Keras recurrent layers (transforms/graph/rnn/cells.py) and the harness's conversion of
 TF1 cell weights to the Keras layout (migrate/harness/rnn_weights.py).
 
 The conversion is checked against the cells' own equations: one step of each TF1 cell, written out in

@@ -1,4 +1,4 @@
-"""TFM304 (transforms/feed_batches_from_datasets.py): minibatch loops slicing NumPy arrays read the
+"""TFM304 (transforms/speed/feed_batches_from_datasets.py): minibatch loops slicing NumPy arrays read the
 same batches from a tf.data pipeline with prefetch, when asked (`input_pipeline: tf.data`)."""
 from __future__ import annotations
 

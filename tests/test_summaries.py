@@ -1,4 +1,4 @@
-"""v1 summaries -> tf.summary v2 (transforms/_graph_summaries.py), checked on what matters to a user:
+"""v1 summaries -> tf.summary v2 (transforms/graph/outputs/summaries.py), checked on what matters to a user:
 the event files the migrated program writes hold the same tags, steps and values as the legacy ones.
 Also the harness's reading of fetched TF1 summaries (migrate/harness/summaries.py)."""
 from __future__ import annotations

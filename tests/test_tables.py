@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from transforms.tables import COMPAT_PREFIX, keyword_table, symbol_table
+from transforms.common.tables import COMPAT_PREFIX, keyword_table, symbol_table
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -199,7 +199,7 @@ def test_regenerating_the_slim_table_reproduces_it(tmp_path):
 
 
 def test_slim_table_knows_the_arg_scope_ops_and_their_shared_keys():
-    from transforms.tables import slim_table
+    from transforms.common.tables import slim_table
 
     ops = slim_table()["arg_scope_ops"]
     assert ops["tf.contrib.slim.conv2d"]["key"] == ops["tf.contrib.layers.convolution2d"]["key"]

@@ -1,30 +1,46 @@
-"""The codemods. Every module in this package that defines a `TFTransform` subclass is registered:
-adding a transform is adding a file (plus its fixtures under tests/fixtures/<module name>/)."""
+"""The codemods, grouped in family packages by code: `api` (TFM1xx), `graph` (TFM2xx), `speed`
+(TFM3xx), `flags` (TFM4xx), `contrib` (TFM5xx); `common` holds what they share.
+
+In a family package, every module whose name does not start with `_` is one transform and is
+registered: adding a transform is adding a file (plus its fixtures under
+tests/fixtures/<module name>/). `_`-prefixed modules and subpackages are that family's helpers.
+"""
 from __future__ import annotations
 
 import importlib
 import pkgutil
 from functools import lru_cache
+from types import ModuleType
 
 from transforms.base import TFTransform
 
-_NOT_TRANSFORMS = {"base", "qualnames", "tables"}
+_SHARED_PACKAGES = {"common"}
 
 
 @lru_cache(maxsize=1)
 def all_transforms() -> tuple[type[TFTransform], ...]:
     """Every transform class, in the order they run (phase, then code)."""
     found: list[type[TFTransform]] = []
-    for info in pkgutil.iter_modules(__path__):
-        if info.name in _NOT_TRANSFORMS or info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+    for module in _transform_modules():
         found.extend(
             obj for obj in vars(module).values()
             if isinstance(obj, type) and issubclass(obj, TFTransform)
             and obj is not TFTransform and obj.__module__ == module.__name__ and obj.CODE
         )
     return tuple(sorted(found, key=lambda t: (t.PHASE, t.CODE)))
+
+
+def _transform_modules() -> list[ModuleType]:
+    """The public modules directly inside each family package."""
+    modules = []
+    for family in pkgutil.iter_modules(__path__):
+        if not family.ispkg or family.name in _SHARED_PACKAGES:
+            continue
+        package = importlib.import_module(f"{__name__}.{family.name}")
+        for info in pkgutil.iter_modules(package.__path__):
+            if not info.ispkg and not info.name.startswith("_"):
+                modules.append(importlib.import_module(f"{package.__name__}.{info.name}"))
+    return modules
 
 
 def transform_by_module_name(name: str) -> type[TFTransform]:

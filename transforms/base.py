@@ -16,9 +16,9 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
 
 from migrate.findings import Finding, Severity
-from transforms._graph_syntax import forget_children
-from transforms._imports import ImportRequest, add_imports
-from transforms.qualnames import canonical_tf_name, module_aliases, unaliased
+from transforms.common.syntax import forget_children
+from transforms.common.imports import ImportRequest, add_imports
+from transforms.common.qualnames import canonical_tf_name, module_aliases, unaliased
 
 FINDINGS_KEY = "tf_migrate.findings"
 RUN_SITES_KEY = "tf_migrate.run_sites"

@@ -80,7 +80,7 @@ def fused_map(source: str, step_functions) -> dict[str, str | list[str] | dict]:
     that calls several step functions (S, then T, in its loop) maps to the list of them in call order.
     An epochs function TFM310 defined, `def S_loop_epochs(`, maps to `{"epochs_of": "S_loop", "calls":
     [...]}`: the functions its epoch loop calls, in order (S_loop and the step functions it evaluates)."""
-    from transforms._fusion_names import epochs_function_name, loop_function_name
+    from transforms.speed.fusion.names import epochs_function_name, loop_function_name
     found, tree = {}, _parsed(source)
     for step in sorted(set(step_functions)):
         fused = loop_function_name(step)

@@ -109,7 +109,7 @@ def prepare(program: Program, work_dir: str, options=None) -> Prepared:
 def _migrate_here(program: Program, legacy_source: str, work_dir: str, options=None) -> Prepared:
     # The rewrite machinery is needed only in this case.
     from migrate.runner import Options, migrate_path
-    from transforms.qualnames import mentions_tensorflow
+    from transforms.common.qualnames import mentions_tensorflow
 
     result = migrate_path(program.legacy, options or Options())
     migration = {"status": result.status, "level": result.level, "reason": result.reason,

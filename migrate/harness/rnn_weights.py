@@ -1,4 +1,4 @@
-"""Legacy TF1 RNN cell weights -> the Keras recurrent layer's (see transforms/_graph_rnn.py).
+"""Legacy TF1 RNN cell weights -> the Keras recurrent layer's (see transforms/graph/rnn/cells.py).
 
 TF1 cells keep one kernel for [inputs, state] and their own gate order; Keras layers keep a kernel,
 a recurrent kernel and a bias, in Keras's gate order:

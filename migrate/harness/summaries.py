@@ -1,7 +1,7 @@
 """TF1 and TF2 summaries, read so that they can be compared.
 
 A TF1 run fetching summary ops returned a serialized Summary proto; the migrated step function
-returns `{tag: value}` (transforms/_graph_summaries.py). `readable_summaries` turns the legacy
+returns `{tag: value}` (transforms/graph/outputs/summaries.py). `readable_summaries` turns the legacy
 protos into that form for the harness: scalars as their value, the other kinds (histograms, images,
 text) as opaque values, which the comparison skips.
 

@@ -1,0 +1,81 @@
+"""Drop `from tensorflow... import name` aliases whose every use a transform has rewritten.
+
+`from tensorflow import placeholder` fails to import under TF2 once `placeholder` is gone; after its
+uses become `tf.compat.v1.placeholder` the import is both dead and broken, so it goes. An alias with
+any use left (or none at all: it may be a re-export) stays.
+"""
+from __future__ import annotations
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+from libcst.metadata import ScopeProvider
+
+from transforms.api._tf_spelling import TF_MODULE
+
+ImportKey = tuple[str, str, str | None]  # (module, name, asname)
+
+
+def fully_rewritten_imports(transform, module: cst.Module, rewritten: set[int]) -> set[ImportKey]:
+    """Module-level tensorflow from-imports all of whose uses are among the `rewritten` nodes."""
+    scope = transform.get_metadata(ScopeProvider, module, None)
+    keys: set[ImportKey] = set()
+    if scope is None:
+        return keys
+    for assignment in scope.assignments:
+        node = getattr(assignment, "node", None)
+        if not isinstance(node, cst.ImportFrom) or node.relative or node.module is None:
+            continue
+        module_name = get_full_name_for_node(node.module) or ""
+        uses = [access.node for access in assignment.references]
+        if not (module_name == TF_MODULE or module_name.startswith(TF_MODULE + ".")):
+            continue
+        if uses and all(id(use) in rewritten for use in uses):
+            keys |= {key for key in _alias_keys(node, module_name) if _bound_name(key) == assignment.name}
+    return keys
+
+
+def remove_imports(module: cst.Module, keys: set[ImportKey]) -> cst.Module:
+    if not keys:
+        return module
+    body = []
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            statement = _without(statement, keys)
+            if statement is None:
+                continue
+        body.append(statement)
+    return module.with_changes(body=body)
+
+
+def _without(statement: cst.SimpleStatementLine, keys: set[ImportKey]) -> cst.SimpleStatementLine | None:
+    smalls = []
+    for small in statement.body:
+        if isinstance(small, cst.ImportFrom) and small.module and not isinstance(small.names, cst.ImportStar):
+            module_name = get_full_name_for_node(small.module) or ""
+            names = [a for a in small.names if _key(a, module_name) not in keys]
+            if not names:
+                continue
+            if len(names) != len(small.names):
+                names[-1] = names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                small = small.with_changes(names=names, rpar=small.rpar if len(names) > 1 else None,
+                                           lpar=small.lpar if len(names) > 1 else None)
+        smalls.append(small)
+    if not smalls:
+        return None
+    smalls[-1] = smalls[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+    return statement.with_changes(body=smalls)
+
+
+def _alias_keys(node: cst.ImportFrom, module_name: str) -> list[ImportKey]:
+    if isinstance(node.names, cst.ImportStar):
+        return []
+    return [_key(alias, module_name) for alias in node.names]
+
+
+def _key(alias: cst.ImportAlias, module_name: str) -> ImportKey:
+    asname = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else None
+    return (module_name, get_full_name_for_node(alias.name) or "", asname)
+
+
+def _bound_name(key: ImportKey) -> str:
+    return key[2] or key[1].split(".")[0]

@@ -1,0 +1,101 @@
+"""A base for transforms that rewrite references to TensorFlow symbols (`tf.a.b`, `nn.relu`, `ph`).
+
+Each dotted reference outside import statements is offered to `claim()` outermost first; once a
+node is claimed, the names inside it (`tf.layers` inside `tf.layers.dense`) are not offered, so one
+reference is rewritten and reported once. `replace()` builds the new node when the tree is rebuilt.
+References are matched by the name they spell themselves (`direct_tf_name`), not through local
+aliases: rewriting `relu = tf.nn.relu` itself is enough. `from tensorflow import x` imports left
+without uses are dropped at the end.
+"""
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import ScopeProvider
+
+from transforms.api._prune_imports import fully_rewritten_imports, remove_imports
+from transforms.api._tf_spelling import Spelling, direct_tf_name, leftmost_name, qualified_names
+from transforms.base import TFTransform
+
+
+def chain_nodes(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """`node` and the attribute values inside it: tf.a.b -> [tf.a.b, tf.a, tf]."""
+    nodes = [node]
+    while isinstance(node, cst.Attribute):
+        node = node.value
+        nodes.append(node)
+    return nodes
+
+
+class ReferenceTransform(TFTransform):
+    """Abstract: subclasses implement claim() and replace()."""
+
+    METADATA_DEPENDENCIES = TFTransform.METADATA_DEPENDENCIES + (ScopeProvider,)
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        self.spelling = Spelling(self)
+        self._covered: set[int] = set()
+        self._claimed: set[int] = set()
+        self._rewritten_roots: set[int] = set()
+        return True
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        return remove_imports(updated, fully_rewritten_imports(self, original, self._rewritten_roots))
+
+    def rewritten(self, original: cst.BaseExpression) -> None:
+        """Note that `original` is being replaced (its import may become unused)."""
+        root = leftmost_name(original)
+        if root is not None:
+            self._rewritten_roots.add(id(root))
+
+    def cover(self, node: cst.BaseExpression) -> None:
+        """Keep `node` and the names inside it from being offered to claim()."""
+        self._covered.update(id(n) for n in chain_nodes(node))
+
+    def raw_names(self, node: cst.CSTNode) -> set[str]:
+        return qualified_names(self, node)
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self._offer(node)
+        return True
+
+    def visit_Name(self, node: cst.Name) -> bool:
+        self._offer(node)
+        return True
+
+    def _offer(self, node: cst.BaseExpression) -> None:
+        if id(node) in self._covered:
+            return
+        canonical = direct_tf_name(self, node)
+        if canonical and self.claim(node, canonical):
+            self._claimed.add(id(node))
+            self.cover(node)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        return self._replace(original, updated)
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self._replace(original, updated)
+
+    def _replace(self, original, updated):
+        if id(original) not in self._claimed:
+            return updated
+        replacement = self.replace(original, updated)
+        if replacement is None:
+            return updated
+        self.rewritten(original)
+        return replacement
+
+    # -- for subclasses ----------------------------------------------------------------------------
+
+    def claim(self, node: cst.BaseExpression, canonical: str) -> bool:
+        """Decide about a reference (and report); True if replace() should rewrite it."""
+        raise NotImplementedError
+
+    def replace(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression | None:
+        raise NotImplementedError

@@ -1,0 +1,151 @@
+"""What the TF1 graph-building symbols are, for sessions_to_functions (TFM201).
+
+The facts live in data tables (transforms/data/graph_api.json, layers.json, optimizers.json,
+initializers.json) keyed by canonical `tf.` names (see transforms/common/qualnames.py). Any `tf.` call not
+named there is taken to be a pure op: it computes tensors from tensors and can move into a
+`tf.function` unchanged (the rename transforms later give it its TF2 spelling).
+"""
+from __future__ import annotations
+
+import json
+from enum import Enum
+from functools import lru_cache
+
+import libcst as cst
+
+from transforms.common.syntax import walk
+from transforms.common.tables import DATA_DIR
+
+
+class Category(Enum):
+    PLACEHOLDER = "placeholder"
+    VARIABLE = "variable"
+    GLOBAL_STEP = "global step"
+    SESSION = "session"
+    INIT_OP = "initializer op"
+    SCOPE = "scope"
+    GRAPH_CONTEXT = "graph"
+    SEED = "seed"
+    DROPPED = "dropped call"
+    SAVER = "saver"
+    DATASET = "tf.data pipeline"
+    ITERATOR = "one-shot iterator"
+    SUMMARY = "summary op"
+    SUMMARY_MERGE = "summary merge"
+    SUMMARY_WRITER = "summary writer"
+    QUEUE_PRODUCER = "filename queue"
+    QUEUE_READER = "record reader"
+    QUEUE_BATCH = "batching queue"
+    QUEUE_RUNNERS = "queue runners"
+    QUEUE_COORDINATOR = "queue-runner coordinator"
+    RNN_CELL = "RNN cell"
+    RNN_RUN = "RNN over a sequence"
+    REGULARIZATION = "regularization losses"
+    LAYER = "layer"
+    OPTIMIZER = "optimizer"
+    REFUSED_OPTIMIZER = "refused optimizer"
+    SCHEDULE = "learning-rate schedule"
+    INITIALIZER = "initializer"
+    PYTHON = "python utility"
+    UNSUPPORTED = "unsupported"
+    OP = "op"
+
+
+@lru_cache(maxsize=None)
+def table(name: str) -> dict:
+    """One of the JSON tables in transforms/data, without its `about` note."""
+    data = json.loads((DATA_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    data.pop("about", None)
+    return data
+
+
+@lru_cache(maxsize=1)
+def layer_table() -> dict:
+    """Layers and losses: both become Keras objects built once and called in the step functions."""
+    return {**table("layers"), **table("losses")}
+
+
+def _in(name: str, entries) -> bool:
+    """Whether `name` is one of `entries` or lies under one of its namespaces (entries ending in '.')."""
+    return any(name == entry or (entry.endswith(".") and name.startswith(entry)) for entry in entries)
+
+
+_NAMED_CATEGORIES = (
+    ("placeholders", Category.PLACEHOLDER),
+    ("variables", Category.VARIABLE),
+    ("global_step", Category.GLOBAL_STEP),
+    ("sessions", Category.SESSION),
+    ("init_ops", Category.INIT_OP),
+    ("scopes", Category.SCOPE),
+    ("graph_contexts", Category.GRAPH_CONTEXT),
+    ("seeds", Category.SEED),
+    ("dropped_calls", Category.DROPPED),
+    ("savers", Category.SAVER),
+    ("iterators", Category.ITERATOR),
+    ("summary_ops", Category.SUMMARY),
+    ("summary_merges", Category.SUMMARY_MERGE),
+    ("summary_writers", Category.SUMMARY_WRITER),
+    ("queue_producers", Category.QUEUE_PRODUCER),
+    ("queue_readers", Category.QUEUE_READER),
+    ("queue_batches", Category.QUEUE_BATCH),
+    ("queue_runners", Category.QUEUE_RUNNERS),
+    ("queue_coordinators", Category.QUEUE_COORDINATOR),
+    ("rnn_cells", Category.RNN_CELL),
+    ("rnn_runs", Category.RNN_RUN),
+    ("regularization_losses", Category.REGULARIZATION),
+)
+
+
+@lru_cache(maxsize=4096)
+def categorize(name: str) -> tuple[Category, str]:
+    """The category of a canonical TF name, and for UNSUPPORTED / REFUSED_OPTIMIZER the reason."""
+    api = table("graph_api")
+    for key, category in _NAMED_CATEGORIES:
+        if name in api[key]:
+            return category, ""
+    optimizers = table("optimizers")
+    specific = (
+        (layer_table(), Category.LAYER),
+        (optimizers["optimizers"], Category.OPTIMIZER),
+        (optimizers["schedules"], Category.SCHEDULE),
+        (table("initializers"), Category.INITIALIZER),
+    )
+    for entries, category in specific:
+        if name in entries:
+            return category, ""
+    if name in optimizers["refused"]:
+        return Category.REFUSED_OPTIMIZER, optimizers["refused"][name]
+    if _in(name, api["datasets"]):
+        return Category.DATASET, ""
+    if _in(name, api["python_utilities"]):
+        return Category.PYTHON, ""
+    unsupported = api["unsupported"]
+    for entry in sorted(unsupported, key=len, reverse=True):
+        if _in(name, [entry]):
+            return Category.UNSUPPORTED, unsupported[entry]
+    return Category.OP, ""
+
+
+def summary_kind(name: str) -> str:
+    """'scalar', 'histogram', 'image' or 'text' for a v1 summary op (its tf.summary v2 counterpart)."""
+    return table("graph_api")["summary_ops"][name]
+
+
+def rnn_cell_kind(name: str) -> str:
+    """'lstm', 'gru' or 'simple' for a TF1 RNN cell class (its Keras layer: LSTM, GRU, SimpleRNN)."""
+    return table("graph_api")["rnn_cells"][name]
+
+
+def scope_kind(name: str) -> str:
+    """'variable' for tf.variable_scope, 'name' for tf.name_scope."""
+    return table("graph_api")["scopes"][name]
+
+
+def calls_category(tf_name, node, category: Category) -> bool:
+    """Whether `node` contains a call of a TF symbol of `category` (`tf_name` resolves a callee)."""
+    for child in walk(node):
+        if isinstance(child, cst.Call):
+            name = tf_name(child.func)
+            if name and categorize(name)[0] is category:
+                return True
+    return False

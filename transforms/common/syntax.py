@@ -1,0 +1,181 @@
+"""Small libcst helpers shared by every family of transforms."""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+import libcst as cst
+
+_EMPTY = cst.Module(body=[])
+
+
+class Refusal(Exception):
+    """The program uses something the rewrite does not model: the file is left as it is.
+
+    `node` is where the construct is (its line goes into the finding)."""
+
+    def __init__(self, node: cst.CSTNode | None, message: str) -> None:
+        super().__init__(message)
+        self.node = node
+        self.message = message
+
+
+def code(node: cst.CSTNode) -> str:
+    """Source text of a node, as it appears in the file."""
+    return _EMPTY.code_for_node(node).strip()
+
+
+def expr(text: str) -> cst.BaseExpression:
+    return cst.parse_expression(text)
+
+
+def statement(text: str) -> cst.BaseStatement:
+    return cst.parse_statement(text if text.endswith("\n") else text + "\n")
+
+
+def bind_arguments(call: cst.Call, signature: list[str], what: str) -> dict[str, cst.BaseExpression]:
+    """Map a call's arguments onto parameter names (positional ones by `signature` order)."""
+    bound: dict[str, cst.BaseExpression] = {}
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            raise Refusal(arg, f"{what} is called with *args/**kwargs, which hide its arguments")
+        if arg.keyword is None:
+            if index >= len(signature):
+                raise Refusal(arg, f"{what} has more positional arguments than expected")
+            bound[signature[index]] = arg.value
+        elif arg.keyword.value in signature:
+            bound[arg.keyword.value] = arg.value
+        else:
+            raise Refusal(arg, f"{what} has an unknown argument '{arg.keyword.value}'")
+    return bound
+
+
+def string_value(node: cst.BaseExpression | None) -> str | None:
+    """The value of a plain string literal, else None."""
+    if isinstance(node, cst.SimpleString) and not node.prefix.lower().strip("ru"):
+        return node.evaluated_value if isinstance(node.evaluated_value, str) else None
+    return None
+
+
+def is_literal(node: cst.BaseExpression) -> bool:
+    """Numbers, booleans, None and strings, optionally negated: values a feed can be replaced by."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        return isinstance(node.expression, (cst.Integer, cst.Float))
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False", "None")
+    return isinstance(node, (cst.Integer, cst.Float, cst.SimpleString))
+
+
+# libcst computes `node.children` by rebuilding the node; the analyses walk the same immutable
+# trees many times, so each node's children are computed once per transform run (the entry keeps
+# the node alive, so its id is not reused meanwhile). TFTransform.transform_wrapper clears it.
+_CHILDREN: dict[int, tuple[cst.CSTNode, Sequence[cst.CSTNode]]] = {}
+
+
+def children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
+    found = _CHILDREN.get(id(node))
+    if found is None:
+        found = _CHILDREN[id(node)] = (node, node.children)
+    return found[1]
+
+
+def forget_children() -> None:
+    _CHILDREN.clear()
+
+
+def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node under `node` (itself included), parents before children, in source order."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(children(current)))
+
+
+def load_names(node: cst.CSTNode, parameters: bool = False) -> Iterator[cst.Name]:
+    """Name nodes that stand for variables: not attribute names or keywords, and not parameters
+    unless asked for (these are all the names a new binding could clash with)."""
+    skip = set()
+    for child in walk(node):
+        if isinstance(child, cst.Attribute):
+            skip.add(id(child.attr))
+        elif isinstance(child, cst.Arg) and child.keyword is not None:
+            skip.add(id(child.keyword))
+        elif isinstance(child, cst.Param) and not parameters:
+            skip.add(id(child.name))
+        elif isinstance(child, cst.Name) and id(child) not in skip:
+            yield child
+
+
+class NodeReplacer(cst.CSTTransformer):
+    """Replace nodes (found by identity in the original tree) by what a function makes of their updated
+    version; a function may return a FlattenSentinel or RemovalSentinel where libcst allows them."""
+
+    def __init__(self, replacements: dict[int, Callable[[cst.CSTNode], object]]) -> None:
+        super().__init__()
+        self.replacements = replacements
+
+    def on_leave(self, original_node, updated_node):  # type: ignore[override]
+        updated = super().on_leave(original_node, updated_node)
+        make = self.replacements.get(id(original_node))
+        return make(updated) if make else updated
+
+    def leave_IndentedBlock(self, original_node, updated_node):
+        if not updated_node.body:
+            return updated_node.with_changes(body=[statement("pass")])
+        return updated_node
+
+
+def replace_nodes(node: cst.CSTNode, replacements: dict[int, Callable[[cst.CSTNode], object]]):
+    """`node` with the replacements applied (the same object when there are none)."""
+    if not replacements:
+        return node
+    return node.visit(NodeReplacer(replacements))
+
+
+def with_value(statement: cst.BaseStatement, value: str, target: str | None = None) -> cst.BaseStatement:
+    """`statement` (an assignment or expression line) with a new value, or a fresh `target = value`."""
+    if target is not None:
+        return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(target))], expr(value))])
+    small = statement.body[0]
+    if isinstance(small, (cst.Assign, cst.AnnAssign)):
+        return statement.with_changes(body=[small.with_changes(value=expr(value))])
+    return statement.with_changes(body=[cst.Expr(expr(value))])
+
+
+def retarget(statement: cst.BaseStatement, name: str) -> cst.BaseStatement:
+    """An assignment line assigning to `name` instead."""
+    small = statement.body[0]
+    return statement.with_changes(body=[small.with_changes(targets=[cst.AssignTarget(cst.Name(name))])])
+
+
+def target_names(target: cst.BaseExpression) -> tuple[str, ...] | None:
+    """The names a `name = ...` / `a, b = ...` target binds (None for other targets)."""
+    if isinstance(target, cst.Name):
+        return (target.value,)
+    if isinstance(target, (cst.Tuple, cst.List)) and all(isinstance(e.value, cst.Name) for e in target.elements):
+        return tuple(e.value.value for e in target.elements)
+    return None
+
+
+def argument_code(call: cst.Call) -> str:
+    """A call's arguments as written."""
+    return ", ".join(code(arg) for arg in call.args)
+
+
+def is_target(resolver, node: cst.CSTNode) -> bool:
+    """Whether `node` is bound, deleted or assigned to there (also inside tuple/list targets)."""
+    child, parent = node, resolver.parent(node)
+    while isinstance(parent, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+        child, parent = parent, resolver.parent(parent)
+    if isinstance(parent, (cst.AssignTarget, cst.Del, cst.AsName)):
+        return True
+    return isinstance(parent, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)) and parent.target is child
+
+
+def unwrapped_block(block: cst.With) -> cst.FlattenSentinel:
+    """The statements of a `with` block in place of the block (its leading comments kept)."""
+    body = block.body
+    statements = [cst.SimpleStatementLine(body=body.body)] if isinstance(body, cst.SimpleStatementSuite) \
+        else list(body.body)
+    statements[0] = statements[0].with_changes(leading_lines=[*block.leading_lines, *statements[0].leading_lines])
+    return cst.FlattenSentinel(statements)

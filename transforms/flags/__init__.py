@@ -1,0 +1,1 @@
+"""TFM4xx: tf.app.flags / tf.logging / tf.app.run -> absl."""

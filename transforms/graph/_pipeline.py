@@ -1,0 +1,118 @@
+"""The whole conversion of one TF1 graph program (see sessions_to_functions.py), step by step:
+find the graph block, read it, read the run sites, check, plan the step functions, write them,
+rewrite the run sites and reassemble the module."""
+from __future__ import annotations
+
+import libcst as cst
+
+from transforms.graph.writing.assemble import assemble
+from transforms.graph.sessions.callsites import CallSiteRewriter
+from transforms.graph.outputs.checkpoint_code import CheckpointCode
+from transforms.graph.analysis.checks import (check_batch_norm, check_bindings, check_captures, check_feed_dicts,
+                                      check_helpers, check_placement)
+from transforms.graph.writing.step_functions import FunctionWriter
+from transforms.graph.analysis.helpers import graph_helpers, variable_factory
+from transforms.graph.layers.keras_layers import NameAllocator
+from transforms.graph.training.metrics import check_metric_runs, reset_replacements
+from transforms.graph.sessions.reinit import check_initializer_runs
+from transforms.graph.writing.finish import finish_module
+from transforms.graph.writing.outside import outside_replacements
+from transforms.graph.writing.plan import Planner
+from transforms.graph.analysis.resolver import GraphResolver
+from transforms.graph.sessions.runs import read_run_site
+from transforms.graph.analysis.scan import GraphScanner
+from transforms.graph.sessions.sessions import check_session_uses, find_sessions, nested_session_replacements
+from transforms.common.syntax import Refusal, load_names, unwrapped_block, walk
+from transforms.graph.layers.regularization import regularization_aliases
+from transforms.graph.layers.variable_lists import variable_list_replacements
+
+
+class GraphProgram(GraphResolver):
+    def convert(self) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
+        """The converted module and (run-site call, step function name) pairs; raises Refusal."""
+        self.owner, statements = self.graph_block()
+        sessions = find_sessions(self)
+        if not sessions:
+            raise Refusal(None, "the session is not created beside the graph it runs")
+        self.block_scope = self.scope(statements[0])
+        names = NameAllocator({node.value for node in load_names(self.module, parameters=True)})
+        scanner = self._scanner(statements, names)
+        block, flattener = scanner.scan(statements, self.owner)
+        sites = self._run_sites(scanner)
+        check_bindings(block, flattener.context_headers, self)
+        check_captures(block, self)
+        helper_state = check_helpers(block, scanner.helper_uses, scanner.analyzer, self, scanner.converted_helpers)
+        planner = Planner(block, helper_state, self._flag_placeholders(scanner), names)
+        check_initializer_runs(block, sites, self)
+        runs = [site for site in sites if not site.is_init]
+        if not runs:
+            raise Refusal(None, "the session never runs anything but initialisers")
+        functions = planner.plan(runs)
+        regularization_aliases(block, scanner, functions)
+        self._gather(functions)
+        check_placement(functions, self)
+        check_metric_runs(functions, scanner.metrics.metrics)
+        check_batch_norm(functions, scanner.layer_uses)
+        writer = FunctionWriter(block, scanner.layer_uses, names)
+        definitions: dict[int, list[cst.FunctionDef]] = {}
+        for function in sorted(functions, key=lambda f: (f.insert_at, min(self.line(s.call) for s in f.sites))):
+            definitions.setdefault(function.insert_at, []).append(writer.write(function, planner.trainable(function)))
+        rewriter = CallSiteRewriter(self)
+        rewriter.replacements.update(outside_replacements(self, block, scanner))
+        rewriter.replacements.update(nested_session_replacements(sessions, block, flattener))
+        rewriter.replacements.update(variable_list_replacements(block, scanner))
+        rewriter.replacements.update({id(b): unwrapped_block for b in scanner.helper_scope_blocks})
+        rewriter.replacements.update(scanner.summaries.replacements(self))
+        rewriter.replacements.update(scanner.queues.replacements(self))
+        checkpoints = CheckpointCode(scanner.checkpoints, self, names) if scanner.checkpoints.saver else None
+        rewriter.replacements.update(checkpoints.replacements() if checkpoints else {})
+        rewriter.rewrite(functions, [site for site in sites if site.is_init], scanner.session_closes,
+                         scanner.feed_dicts)
+        init_sites = [site for site in sites if site.is_init]
+        rewriter.replacements.update(reset_replacements(block, init_sites, scanner.metrics.metrics, self))
+        new_statements = assemble(block, definitions, rewriter.replacements, 2 if self.owner is self.module else 1)
+        module = finish_module(self, new_statements, rewriter.replacements)
+        module = checkpoints.finish(module) if checkpoints else module
+        run_sites = [(site.call, f.name) for f in functions for site in f.sites]
+        return module, sorted(run_sites, key=lambda pair: self.line(pair[0]))
+
+    def _scanner(self, statements: list[cst.BaseStatement], names: NameAllocator) -> GraphScanner:
+        """A scanner that knows the functions graph code may call (helpers, variable factories)."""
+        scanner = GraphScanner(self, set(), names)
+        functions = [s for s in [*self.module.body, *statements] if isinstance(s, cst.FunctionDef)]
+        helpers = graph_helpers(functions, scanner.analyzer)
+        scanner.analyzer.helpers.update(helpers)
+        scanner.helper_defs = helpers
+        scanner.block.helpers = helpers
+        for name, helper in helpers.items():
+            trainable = variable_factory(helper, scanner.analyzer)
+            if trainable is not None:
+                scanner.state.factories[name] = trainable
+        return scanner
+
+    def _run_sites(self, scanner: GraphScanner) -> list:
+        feed_dicts = {id(assign.targets[0].target): assign for assign in scanner.feed_dicts}
+        sites = [read_run_site(scanner.analyzer, index, call, feed_dicts) for index, call in scanner.run_calls]
+        check_feed_dicts(scanner.feed_dicts, sites, self)
+        check_session_uses(self, sites, scanner.session_closes,
+                           scanner.checkpoints.session_arguments() | scanner.summaries.session_arguments
+                           | scanner.queues.session_arguments)
+        for site in sites:
+            site.reads = {scanner.block.aliases.get(name, name) for name in site.reads}
+        return sites
+
+    def _gather(self, functions) -> None:
+        """Define all step functions at one place (after the last graph statement any of them needs)
+        when no session run comes earlier; otherwise each goes where it first can."""
+        common = max(function.insert_at for function in functions)
+        executing = [site.item_index for f in functions for site in f.sites if not self.inside_function(site.call)]
+        if all(index >= common for index in executing):
+            for function in functions:
+                function.insert_at = common
+
+    def _flag_placeholders(self, scanner: GraphScanner) -> set[str]:
+        """Placeholders passed as Keras `training=`: they must be Python values, not tensors."""
+        placeholders = scanner.block.placeholders
+        return {node.value for uses in scanner.layer_uses.values() for use in uses
+                for value in use.check_arguments.values() for node in walk(value)
+                if isinstance(node, cst.Name) and node.value in placeholders}

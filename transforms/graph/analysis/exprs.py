@@ -1,0 +1,193 @@
+"""What an expression in graph-building code is: which block names it reads, whether it builds graph
+ops, which layers and run sites it contains. Anything it cannot place raises a Refusal."""
+from __future__ import annotations
+
+import libcst as cst
+
+from transforms.common.graph_symbols import Category
+from transforms.graph.inputs.datasets import DatasetReader
+from transforms.graph.analysis.model import Kind
+from transforms.graph.analysis.recognize import ExprFacts, Resolver, SiteRecognizer
+from transforms.common.syntax import Refusal, children, code
+
+class ExprAnalyzer(SiteRecognizer):
+    """Reads expressions against the kinds of the names bound so far in the block."""
+
+    def __init__(self, resolver: Resolver, kinds: dict[str, Kind], helpers: set[str]) -> None:
+        super().__init__(resolver, kinds)
+        self.helpers = helpers
+        self.lenient = False  # True while reading function definitions
+        self.checkpoints = None  # the scan's outputs.checkpoints.Checkpoints
+        self.variable_lists: dict[int, cst.Call] = {}  # tf.trainable_variables() calls (transforms/graph/layers/variable_lists.py)
+        self.variable_list_names: set[str] = set()  # names bound to one, at block level
+        self.datasets = DatasetReader(self)
+        self.summary_names: set[str] = set()  # graph names holding summary dicts (transforms/graph/outputs/summaries.py)
+        self.valued_train_ops: set[str] = set()  # train ops whose run gives the loss (slim's create_train_op)
+        self.member_aliases: dict[int, str] = {}  # `state.h` of an LSTM and the like (transforms/graph/rnn/cells.py)
+
+    def analyze(self, node: cst.CSTNode) -> ExprFacts:
+        facts = ExprFacts()
+        self.lenient = isinstance(node, cst.FunctionDef)
+        try:
+            self._visit(node, facts)
+        finally:
+            self.lenient = False
+        return facts
+
+    def analyze_arguments(self, call: cst.Call) -> ExprFacts:
+        """Facts about a call's arguments (not the call itself)."""
+        facts = ExprFacts()
+        for arg in call.args:
+            self._visit(arg.value, facts)
+        return facts
+
+    def _visit(self, node: cst.CSTNode, facts: ExprFacts) -> None:
+        if isinstance(node, cst.Call):
+            self._visit_call(node, facts)
+        elif isinstance(node, cst.Name):
+            self._visit_name(node, facts)
+        elif isinstance(node, cst.Attribute):
+            self._visit_attribute(node, facts)
+        elif isinstance(node, cst.Arg):
+            self._visit(node.value, facts)  # not its keyword
+        elif isinstance(node, cst.Param):
+            return
+        elif isinstance(node, cst.Assign) and self.is_feed_dict(node):
+            facts.feed_dicts.append(node)
+            for element in node.value.elements:
+                self._visit(element.value, facts)
+        else:
+            for child in children(node):
+                self._visit(child, facts)
+
+    def _visit_name(self, node: cst.Name, facts: ExprFacts) -> None:
+        kind = self.kinds.get(node.value, Kind.PYTHON)
+        if kind is not Kind.PYTHON and not self.resolver.is_block_reference(node):
+            kind = Kind.PYTHON
+        if kind in (Kind.DATASET, Kind.SUMMARY_WRITER, Kind.QUEUE):
+            kind = Kind.PYTHON  # ordinary Python objects in TF2, kept where they are
+        if kind is Kind.PYTHON:
+            facts.python_reads.add(node.value)
+        elif kind in (Kind.INIT_OP, Kind.SESSION, Kind.TRAIN_OP, Kind.SAVER):
+            raise Refusal(node, f"'{node.value}' ({kind.value}) is used as a value in graph code")
+        else:
+            facts.reads.add(node.value)
+
+    def _visit_attribute(self, node: cst.Attribute, facts: ExprFacts) -> None:
+        if id(node) in self.member_aliases:
+            self._visit(node.value, facts)
+            return
+        name, category, reason = self.category(node)
+        if name is not None:
+            if category is Category.UNSUPPORTED:
+                raise Refusal(node, f"{name}: {reason} is not modelled")
+            return  # a TF constant or function used as a value (tf.float32, tf.nn.relu)
+        inner = ExprFacts()
+        self._visit(node.value, inner)
+        if inner.reads & self._names_of(Kind.TENSOR, Kind.PLACEHOLDER, Kind.VARIABLE):
+            raise Refusal(node, f"'{code(node)}' reads static graph information (shape, name, op)")
+        _merge(facts, inner)
+
+    def _names_of(self, *kinds: Kind) -> set[str]:
+        return {name for name, kind in self.kinds.items() if kind in kinds}
+
+    def _visit_call(self, node: cst.Call, facts: ExprFacts) -> None:
+        if self.is_run_call(node):
+            facts.run_calls.append(node)
+            return
+        if self._is_session_close(node):
+            facts.session_closes.append(node)
+            return
+        if self.checkpoints is not None and self.checkpoints.is_call(node):
+            facts.checkpoint_calls.append(node)
+            self.checkpoints.read_call(node, lambda value: self._argument_facts(value, facts))
+            return
+        if self._visit_dataset_call(node, facts):
+            return
+        name, category, reason = self.category(node.func)
+        if category is None:
+            self._visit_plain_call(node, facts)
+            return
+        if name == "tf.trainable_variables":
+            self.variable_lists[id(node)] = node
+            return
+        if category in (Category.UNSUPPORTED, Category.REFUSED_OPTIMIZER):
+            raise Refusal(node, f"{name}: {reason} is not modelled" if category is Category.UNSUPPORTED
+                          else f"{name} is not converted: {reason}")
+        if category is Category.LAYER:
+            facts.layer_calls.append(node)
+            facts.builds_ops = True
+        elif category is Category.REGULARIZATION:
+            facts.regularization_calls.append(node)
+            facts.builds_ops = True
+        elif category in (Category.OP, Category.RNN_RUN):
+            facts.builds_ops = True
+        elif category is Category.SESSION:
+            return  # the program's one session: its `with` is unwrapped, its assignment removed
+        elif self.lenient:
+            facts.builds_ops = True  # graph construction in a function body runs only when it is called
+        elif category not in (Category.PYTHON, Category.INITIALIZER):
+            raise Refusal(node, f"{name} ({category.value}) must be assigned to a name of its own")
+        for arg in node.args:
+            self._visit(arg.value, facts)
+
+    def _visit_dataset_call(self, node: cst.Call, facts: ExprFacts) -> bool:
+        """A tf.data pipeline (kept as Python: its map functions are traced by tf.data in both worlds)
+        or `iterator.get_next()` (graph code reading the iterator); False for other calls."""
+        if self.datasets.is_pipeline(node):
+            inner = ExprFacts()
+            for child in children(node):
+                self._visit(child, inner)
+            graph_values = {name for name in inner.reads if self.kinds[name] is not Kind.DATASET}
+            if graph_values or inner.run_calls:
+                raise Refusal(node, f"a tf.data pipeline built from graph values ({', '.join(sorted(graph_values))})"
+                                    if graph_values else "a session run inside a tf.data pipeline")
+            facts.python_reads |= inner.python_reads | inner.reads
+            return True
+        iterator = self.datasets.next_element_iterator(node)
+        if iterator is not None and self.datasets.is_iterator_name(iterator):
+            facts.reads.add(iterator.value)
+            facts.builds_ops = True
+            return True
+        if iterator is not None or self.datasets.one_shot_source(node) is not None:
+            raise Refusal(node, "a one-shot iterator must be assigned to a name, or read by "
+                                "`x = dataset.make_one_shot_iterator().get_next()` on a line of its own")
+        return False
+
+    def _argument_facts(self, node: cst.BaseExpression, facts: ExprFacts) -> ExprFacts:
+        """Facts about an argument of a checkpoint call; the session runs in it join `facts`."""
+        inner = ExprFacts()
+        self._visit(node, inner)
+        facts.run_calls += inner.run_calls
+        facts.feed_dicts += inner.feed_dicts
+        return inner
+
+    def _visit_plain_call(self, node: cst.Call, facts: ExprFacts) -> None:
+        func = node.func
+        if isinstance(func, cst.Name) and func.value in self.helpers and self.resolver.is_block_reference(func):
+            facts.helper_calls.add(func.value)
+            facts.helper_call_nodes.append(node)
+            facts.builds_ops = True
+            for arg in node.args:
+                self._visit(arg.value, facts)
+            return
+        inner = ExprFacts()
+        for child in children(node):
+            self._visit(child, inner)
+        if inner.reads or inner.builds_ops:
+            raise Refusal(node, f"graph values flow into '{code(func)}', which is not a TensorFlow op")
+        _merge(facts, inner)
+
+
+def _merge(target: ExprFacts, source: ExprFacts) -> None:
+    target.builds_ops |= source.builds_ops
+    target.reads |= source.reads
+    target.python_reads |= source.python_reads
+    target.layer_calls += source.layer_calls
+    target.run_calls += source.run_calls
+    target.session_closes += source.session_closes
+    target.feed_dicts += source.feed_dicts
+    target.helper_calls |= source.helper_calls
+    target.helper_call_nodes += source.helper_call_nodes
+    target.checkpoint_calls += source.checkpoint_calls
+    target.regularization_calls += source.regularization_calls

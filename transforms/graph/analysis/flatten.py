@@ -1,0 +1,121 @@
+"""Flatten the graph-context `with` blocks of a graph program into one straight-line sequence.
+
+`tf.variable_scope` / `tf.name_scope` only name things (their names are kept in `Scopes` and end up
+in variable names), `tf.Graph().as_default()` and `tf.device` only choose where ops go, and
+`tf.Session()` only holds the graph's state: in TF2 none of them remains, so their bodies are read
+as if they stood in the enclosing block. The comments of a flattened `with` line move to the first
+statement of its body."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+import libcst as cst
+
+from transforms.common.graph_symbols import Category, scope_kind
+from transforms.graph.analysis.exprs import ExprAnalyzer
+from transforms.graph.analysis.model import Item, Kind, Scopes
+from transforms.common.syntax import Refusal, bind_arguments, string_value
+
+_VARIABLE_SCOPE_SIGNATURE = ["name_or_scope", "default_name", "values", "initializer", "regularizer",
+                             "caching_device", "partitioner", "custom_getter", "reuse", "dtype", "use_resource",
+                             "constraint", "auxiliary_name_scope"]
+
+
+class Flattener:
+    def __init__(self, analyzer: ExprAnalyzer, classify: Callable[[Item], None]) -> None:
+        self.analyzer = analyzer
+        self.classify = classify
+        self.items: list[Item] = []
+        self.context_headers: list[cst.CSTNode] = []
+
+    def flatten(self, statements: list[cst.BaseStatement], scopes: Scopes, leading: list[cst.EmptyLine]) -> None:
+        for statement in statements:
+            inner = self._context_scopes(statement, scopes) if isinstance(statement, cst.With) else None
+            if inner is None:
+                item = Item(statement, len(self.items), scopes, leading)
+                self.items.append(item)
+                self.classify(item)
+            else:
+                if not isinstance(statement.body, cst.IndentedBlock):
+                    raise Refusal(statement, "one-line `with` block around graph code")
+                self.context_headers.extend(statement.items)
+                carried = leading + list(statement.leading_lines) + _header_comment(statement.body)
+                self.flatten(list(statement.body.body), inner, carried)
+            leading = []
+
+    def _context_scopes(self, statement: cst.With, scopes: Scopes) -> Scopes | None:
+        """The scopes inside a graph-context `with`, or None when it is an ordinary `with`."""
+        inner = scopes
+        for with_item in statement.items:
+            call = with_item.item
+            if not isinstance(call, cst.Call):
+                return None
+            updated = self._context(call, with_item, inner)
+            if updated is None:
+                return None
+            inner = updated
+        return inner
+
+    def _context(self, call: cst.Call, with_item: cst.WithItem, scopes: Scopes) -> Scopes | None:
+        name, category, _ = self.analyzer.category(call.func)
+        if category is Category.SESSION:
+            self._session(call, with_item)
+            return scopes
+        if category is Category.GRAPH_CONTEXT or self._is_as_default(call):
+            return scopes
+        if name == "tf.control_dependencies" and len(call.args) == 1 and self.is_update_ops(call.args[0].value):
+            return replace(scopes, update_ops=True)
+        if category is not Category.SCOPE:
+            return None
+        if with_item.asname is not None:
+            raise Refusal(with_item, f"`{name}(...) as ...` (scope objects and reuse) is not modelled")
+        if scope_kind(name) == "name":
+            label = bind_arguments(call, ["name", "default_name", "values"], name).get("name")
+            return replace(scopes, name=scopes.name + (_scope_label(call, label),))
+        bound = bind_arguments(call, _VARIABLE_SCOPE_SIGNATURE, name)
+        for parameter, value in bound.items():
+            if parameter == "reuse" and isinstance(value, cst.Name) and value.value in ("None", "False"):
+                continue
+            if parameter not in ("name_or_scope", "initializer", "values"):
+                raise Refusal(value, f"tf.variable_scope({parameter}=...) is not modelled")
+        label = _scope_label(call, bound.get("name_or_scope"))
+        return Scopes(scopes.variable + (label,), scopes.name + (label,), bound.get("initializer", scopes.initializer))
+
+    def is_update_ops(self, node: cst.BaseExpression) -> bool:
+        """`tf.get_collection(tf.GraphKeys.UPDATE_OPS)`, or a name bound to it."""
+        if isinstance(node, cst.Name):
+            return self.analyzer.kinds.get(node.value) is Kind.UPDATE_OPS
+        return (isinstance(node, cst.Call) and self.analyzer.category(node.func)[0] == "tf.get_collection"
+                and len(node.args) == 1 and self.analyzer.category(node.args[0].value)[0] == "tf.GraphKeys.UPDATE_OPS")
+
+    def _session(self, call: cst.Call, with_item: cst.WithItem) -> None:
+        if with_item.asname is not None:
+            target = with_item.asname.name
+            if not isinstance(target, cst.Name):
+                raise Refusal(with_item, "session bound to something other than a name")
+            self.analyzer.kinds[target.value] = Kind.SESSION
+
+    def _is_as_default(self, call: cst.Call) -> bool:
+        """`graph.as_default()` / `sess.as_default()` / `tf.Graph().as_default()`."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "as_default" and not call.args):
+            return False
+        receiver = func.value
+        if isinstance(receiver, cst.Name):
+            return self.analyzer.kinds.get(receiver.value) is Kind.SESSION
+        if isinstance(receiver, cst.Call):
+            return self.analyzer.category(receiver.func)[1] is Category.GRAPH_CONTEXT
+        return False
+
+
+def _scope_label(call: cst.Call, label: cst.BaseExpression | None) -> str:
+    text = string_value(label)
+    if text is None or "/" in text:
+        raise Refusal(call, "scope names must be plain string literals")
+    return text
+
+
+def _header_comment(body: cst.IndentedBlock) -> list[cst.EmptyLine]:
+    comment = body.header.comment
+    return [cst.EmptyLine(indent=True, comment=comment)] if comment else []

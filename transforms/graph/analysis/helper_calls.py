@@ -1,0 +1,38 @@
+"""Calls of the program's own functions from graph statements: a function that creates variables
+becomes a tf.Module instance (transforms/graph/structure/modules.py), one that builds layers gets its layers built once
+(transforms/graph/layers/model_functions.py, transforms/graph/rnn/model_functions.py for RNNs), one that only computes is simply called from the step functions."""
+from __future__ import annotations
+
+from transforms.graph.layers.model_functions import convert_layer_helper, is_layer_helper
+from transforms.graph.layers.keras_layers import LayerUse
+from transforms.graph.rnn.model_functions import convert_rnn_helper, is_rnn_helper
+from transforms.graph.analysis.model import Item
+from transforms.graph.structure.modules import instantiate, is_variable_helper, plan_module
+
+
+def helper_layer_uses(scanner, item: Item, facts) -> list[LayerUse]:
+    """The Keras objects / modules built at `item` for the helpers its statement calls. Layers of a
+    module-level model function are noted for module level instead (they are not returned)."""
+    uses = []
+    for call in facts.helper_call_nodes:
+        helper = scanner.helper_defs[call.func.value]
+        name = helper.name.value
+        if is_variable_helper(helper, scanner.analyzer) and name not in scanner.state.factories:
+            if name not in scanner.module_helpers:
+                scanner.module_helpers[name] = plan_module(helper, call, scanner.analyzer, scanner.names,
+                                                           scanner.initializer_code)
+            uses.append(instantiate(scanner.module_helpers[name], call, scanner.analyzer, scanner.names,
+                                    item.scopes.prefix(True)))
+            scanner.module_calls.append(call)
+            facts.helper_calls.discard(name)  # no longer a helper that must only compute
+        elif is_layer_helper(helper, scanner.analyzer) or is_rnn_helper(helper, scanner.analyzer):
+            converted = convert_layer_helper(scanner, helper, call)
+            converted += convert_rnn_helper(scanner, helper) if is_rnn_helper(helper, scanner.analyzer) else []
+            scanner.helper_layer_uses += converted
+            if helper in scanner.block.statements:
+                uses += converted
+            else:
+                scanner.module_layers[name] = converted
+                item.layers += [use.object_name for use in converted]
+                scanner.block.layer_objects.update(use.object_name for use in converted if use.has_weights)
+    return uses

@@ -1,0 +1,205 @@
+"""Read the statements of a graph block one by one and decide what each is (see analysis/model.py, Kind):
+placeholders and sessions vanish, state is converted in place, graph statements are kept aside for
+the step functions, plain Python stays. Refuses (raises Refusal) whatever it cannot place."""
+from __future__ import annotations
+
+import libcst as cst
+
+from transforms.common.graph_symbols import Category
+from transforms.graph.outputs.checkpoints import Checkpoints
+from transforms.graph.analysis.exprs import ExprAnalyzer
+from transforms.graph.analysis.recognize import Resolver
+from transforms.graph.analysis.flatten import Flattener
+from transforms.graph.analysis.helper_calls import helper_layer_uses
+from transforms.graph.layers.keras_layers import LayerConverter, LayerUse, NameAllocator
+from transforms.graph.training.metrics import MetricConverter
+from transforms.graph.structure.modules import ModuleHelper
+from transforms.graph.analysis.model import GraphBlock, Item, Kind, Scopes
+from transforms.graph.writing.renames import renamed_reads, state_name
+from transforms.graph.analysis.statevalues import StateConverter
+from transforms.graph.inputs.queues import QueueReader
+from transforms.graph.rnn.cells import RnnConverter
+from transforms.graph.outputs.summaries import SummaryConverter
+from transforms.common.syntax import Refusal, argument_code, code, expr, retarget, target_names, with_value
+
+
+class GraphScanner:
+    def __init__(self, resolver: Resolver, helpers: set[str], names: NameAllocator) -> None:
+        self.resolver = resolver
+        self.kinds: dict[str, Kind] = {}
+        self.analyzer = ExprAnalyzer(resolver, self.kinds, helpers)
+        self.checkpoints = self.analyzer.checkpoints = Checkpoints(self)
+        self.names = names
+        self.state = StateConverter(self, names)
+        self.initializer_code = self.state.initializer_code
+        self.layers = LayerConverter(names, self.initializer_code)
+        self.layer_uses: dict[int, list[LayerUse]] = {}
+        self.metrics = MetricConverter(self)
+        self.summaries = SummaryConverter(self)
+        self.queues = QueueReader(self)
+        self.rnn = RnnConverter(self)
+        self.run_calls: list[tuple[int, cst.Call]] = []
+        self.session_closes: list[cst.Call] = []
+        self.feed_dicts: list[cst.Assign] = []
+        self.helper_defs: dict[str, cst.FunctionDef] = {}
+        self.converted_helpers: set[str] = set()     # model functions whose layers were built once
+        self.helper_layer_uses: list[LayerUse] = []
+        self.regularization_reads: list[tuple[int, cst.Call]] = []  # (item index, call): transforms/graph/layers/regularization.py
+        self.helper_scope_blocks: list[cst.With] = []  # scope blocks in model functions, unwrapped
+        self.module_layers: dict[str, list[LayerUse]] = {}  # module-level model function -> its layers
+        self.helper_rewrites: dict = {}  # node id -> replacement maker, in functions running RNNs
+        self.module_helpers: dict[str, ModuleHelper] = {}  # functions with variables -> their tf.Module
+        self.module_calls: list[cst.Call] = []
+        self.helper_uses: dict[int, set[str]] = {}
+        self.block = GraphBlock([], None, [], self.kinds, {}, {}, {})
+        self.analyzer.summary_names = self.block.summaries
+        self.analyzer.member_aliases = self.block.member_aliases
+
+    def scan(self, statements: list[cst.BaseStatement], owner: cst.CSTNode) -> tuple[GraphBlock, Flattener]:
+        flattener = Flattener(self.analyzer, self.classify)
+        self.flattener = flattener
+        flattener.flatten(statements, Scopes(), [])
+        self.block.statements, self.block.scope_owner, self.block.items = statements, owner, flattener.items
+        return self.block, flattener
+
+    # -- classification ----------------------------------------------------------------------------
+
+    def classify(self, item: Item) -> None:
+        self._classify(item)
+        if item.scopes.update_ops and item.kind is not Kind.TRAIN_OP:
+            raise Refusal(item.node, "only train ops may depend on the UPDATE_OPS collection")
+
+    def _classify(self, item: Item) -> None:
+        statement = item.node
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            self._python(item)
+            return
+        small = statement.body[0]
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            self._assign(item, small.targets[0].target, small.value)
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            self._assign(item, small.target, small.value)
+        elif isinstance(small, cst.AugAssign) and self._is_tensor_name(small.target):
+            self.graph_statement(item, (small.target.value,), small, extra_reads={small.target.value})
+        elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+            self._call_statement(item, small.value)
+        else:
+            self._python(item)
+
+    def _is_tensor_name(self, node: cst.BaseExpression) -> bool:
+        return isinstance(node, cst.Name) and self.kinds.get(node.value) is Kind.TENSOR
+
+    def _call_statement(self, item: Item, call: cst.Call) -> None:
+        _, category, _ = self.analyzer.category(call.func)
+        if category is Category.SEED:
+            seed = f"tf.random.set_seed({argument_code(call)})"
+            item.kind, item.emit = Kind.INITIALIZER, [with_value(item.node, seed)]
+        elif category is Category.DROPPED:
+            item.kind = Kind.INIT_OP
+        elif self.summaries.statement(item, call) or self.queues.statement(item, call):
+            return
+        else:
+            self._python(item)
+
+    def _python(self, item: Item) -> None:
+        facts = self.analyzer.analyze(item.node)
+        graph_reads = {name for name in facts.reads if self.kinds[name].is_graph}
+        if isinstance(item.node, cst.FunctionDef) and not graph_reads:
+            facts.builds_ops, facts.reads = False, set()  # a helper: checked where graph code calls it
+        if facts.builds_ops or facts.reads:
+            names = ", ".join(sorted(facts.reads)) or "new graph ops"
+            raise Refusal(item.node, f"plain Python code uses graph values ({names}) outside a session run")
+        self.run_calls += [(item.index, call) for call in facts.run_calls]
+        self.session_closes += facts.session_closes
+        self.feed_dicts += facts.feed_dicts
+
+    def _assign(self, item: Item, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        small = item.node.body[0]
+        if isinstance(small, cst.Assign) and self.analyzer.is_feed_dict(small):
+            self._python(item)
+            return
+        if self.metrics.convert(item, target, value):
+            return
+        if isinstance(target, cst.Name) and isinstance(value, cst.Call) and \
+                self.analyzer.category(value.func)[0] == "tf.trainable_variables":
+            self.analyzer.variable_list_names.add(target.value)  # may be a minimize(var_list=...)
+        value = self._inline_iterator(item, value)
+        if self.summaries.assign(item, target, value) or self.queues.assign(item, target, value):
+            return
+        if self._rnn(item, target, value):
+            return
+        if isinstance(target, cst.Name):
+            name = state_name(self.kinds, self.names, item, target.value)
+            if self.state.convert(item, name, value):
+                if name != target.value:
+                    item.emit[0] = retarget(item.emit[0], name)
+                    self.block.aliases[target.value] = name
+                self.bind(item, (name,), item.kind)
+                return
+        facts = self.analyzer.analyze(value)
+        if not (facts.builds_ops or facts.reads):
+            self._python(item)
+            return
+        names = target_names(target)
+        if names is None:
+            raise Refusal(target, "graph value assigned to something other than plain names")
+        self.graph_statement(item, names, value)
+
+    def _rnn(self, item: Item, target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+        if not isinstance(value, cst.Call):
+            return False
+        tf_name, category, _ = self.analyzer.category(value.func)
+        if category is Category.RNN_CELL:
+            self.rnn.cell(item, target, value, tf_name)
+        elif category is Category.RNN_RUN:
+            self.rnn.run(item, target, value, tf_name)
+        else:
+            return False
+        return True
+
+    def _inline_iterator(self, item: Item, value: cst.BaseExpression) -> cst.BaseExpression:
+        """`x, y = dataset.make_one_shot_iterator().get_next()`: the iterator is created here, once,
+        and the step functions read its next element."""
+        datasets = self.analyzer.datasets
+        receiver = datasets.next_element_iterator(value)
+        source = datasets.one_shot_source(receiver) if receiver is not None else None
+        if source is None:
+            return value
+        self.analyzer.analyze(source)  # refuses pipelines built from graph values
+        iterator = self.names.fresh("iterator")
+        datasets.inline_iterators.add(iterator)
+        self.kinds[iterator] = Kind.ITERATOR
+        item.emit = [with_value(item.node, f"iter({code(source)})", iterator)]
+        item.body = with_value(item.node, f"{iterator}.get_next()")
+        return expr(f"{iterator}.get_next()")
+
+    def graph_statement(self, item: Item, names: tuple[str, ...], node: cst.CSTNode,
+                        extra_reads: set[str] = frozenset(), extra_uses: list[LayerUse] = ()) -> None:
+        facts = self.analyzer.analyze(node)
+        if facts.run_calls or facts.checkpoint_calls:
+            raise Refusal((facts.run_calls or facts.checkpoint_calls)[0], "a session run inside graph-building code")
+        not_tensors = {n for n in facts.reads if self.kinds[n] in (Kind.OPTIMIZER, Kind.SCHEDULE, Kind.INITIALIZER)}
+        if not_tensors:
+            raise Refusal(node, f"{', '.join(sorted(not_tensors))} used as a tensor")
+        uses = [self.layers.convert(call, self.analyzer.category(call.func)[0]) for call in facts.layer_calls]
+        uses += helper_layer_uses(self, item, facts) + list(extra_uses)
+        self.layer_uses[item.index] = uses + [use for call in facts.helper_call_nodes
+                                              for use in self.module_layers.get(call.func.value, [])]
+        self.helper_uses[item.index] = facts.helper_calls
+        self.regularization_reads += [(item.index, call) for call in facts.regularization_calls]
+        item.emit += [with_value(item.node, use.construction, use.object_name) for use in uses if use.construction]
+        item.layers += [use.object_name for use in uses]
+        item.reads = frozenset(renamed_reads(self.block, item, facts.reads | set(extra_reads)) | set(item.layers))
+        item.python_reads = frozenset(facts.python_reads)
+        self.block.layer_objects.update(use.object_name for use in uses if use.has_weights)
+        self.bind(item, names, Kind.TENSOR)
+
+    def bind(self, item: Item, names: tuple[str, ...], kind: Kind) -> None:
+        item.kind, item.defines = kind, names
+        for name in names:
+            previous = self.kinds.get(name)
+            if previous is not None and previous is not kind:
+                raise Refusal(item.node, f"'{name}' is bound to both a {previous.value} and a {kind.value}")
+            self.kinds[name] = kind
+            if kind in (Kind.TENSOR, Kind.PLACEHOLDER, Kind.TRAIN_OP):
+                self.block.definitions.setdefault(name, []).append(item.index)

@@ -1,0 +1,167 @@
+"""Assignments whose value creates something other than a tensor: placeholders, variables (also in
+dicts), the global step, optimizers, schedules, initializers, train ops, init ops, sessions, graphs.
+Each is converted in place (state) or dropped; see transforms/graph/writing/state.py and transforms/graph/training/optimizers.py."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import libcst as cst
+
+from transforms.common.graph_symbols import Category
+from transforms.graph.layers.keras_layers import NameAllocator
+from transforms.graph.analysis.model import Item, Kind
+from transforms.graph.analysis.placeholders import read_placeholder
+from transforms.graph.writing.state import convert_get_variable, convert_initializer, convert_variable, global_step_variable
+from transforms.common.syntax import Refusal, code, expr, replace_nodes, with_value
+from transforms.graph.training.train_ops import TrainOpConverter
+from transforms.graph.training.optimizers import convert_schedule, create_train_op_call, minimize_call
+
+_VANISHING = {Category.PLACEHOLDER: Kind.PLACEHOLDER, Category.INIT_OP: Kind.INIT_OP,
+              Category.SESSION: Kind.SESSION, Category.GRAPH_CONTEXT: Kind.SESSION}
+
+
+class StateConverter:
+    def __init__(self, scanner, names: NameAllocator) -> None:
+        self.scanner = scanner
+        self.names = names
+        self.training = TrainOpConverter(scanner, names)
+        self.factories: dict[str, bool] = {}  # variable-factory functions -> whether their variable trains
+
+    @property
+    def block(self):
+        return self.scanner.block
+
+    def convert(self, item: Item, name: str, value: cst.BaseExpression) -> bool:
+        """Classify and convert `name = value` when value creates state; False when it does not."""
+        if isinstance(value, cst.Dict) and value.elements and all(self._is_variable(e.value) for e in value.elements):
+            self._variable_dict(item, name, value)
+            return True
+        if self.scanner.flattener.is_update_ops(value) and isinstance(value, cst.Call):
+            item.kind = Kind.UPDATE_OPS
+            return True
+        if minimize_call(value) is not None:
+            self.training.train_op(item, name, minimize_call(value))
+            return True
+        if create_train_op_call(value, self.scanner.analyzer.category) is not None:
+            self.training.slim_train_op(item, name, value)
+            return True
+        if not isinstance(value, cst.Call):
+            return False
+        if self._dataset_value(item, value):
+            return True
+        if isinstance(value.func, cst.Name) and value.func.value in self.factories:
+            self._factory_variable(item, name, value)
+            return True
+        tf_name, category, _ = self.scanner.analyzer.category(value.func)
+        if category in _VANISHING:
+            item.kind = _VANISHING[category]
+            if category is Category.PLACEHOLDER:
+                with_default = tf_name.endswith("_with_default")
+                self.block.placeholders[name] = read_placeholder(value, name, with_default)
+            return True
+        if category is Category.SAVER:
+            self.scanner.checkpoints.read_saver(item, name, value)
+            return True
+        converted = self._state_value(item, name, value, tf_name, category)
+        if converted is None:
+            return False
+        item.emit = [with_value(item.node, converted)]
+        return True
+
+    def _dataset_value(self, item: Item, value: cst.Call) -> bool:
+        """`dataset = tf.data.Dataset...` stays; `iterator = dataset.make_one_shot_iterator()` becomes
+        `iter(dataset)` (see transforms/graph/inputs/datasets.py)."""
+        datasets = self.scanner.analyzer.datasets
+        if datasets.is_pipeline(value):
+            self.scanner.analyzer.analyze(value)  # refuses pipelines built from graph values
+            item.kind, item.emit = Kind.DATASET, [item.node]
+            return True
+        source = datasets.one_shot_source(value)
+        if source is None:
+            return False
+        self.scanner.analyzer.analyze(source)
+        item.kind, item.emit = Kind.ITERATOR, [with_value(item.node, f"iter({code(source)})")]
+        return True
+
+    def _state_value(self, item: Item, name: str, call: cst.Call, tf_name: str, category) -> str | None:
+        if category is Category.VARIABLE:
+            item.kind = Kind.VARIABLE
+            return self._variable(item, name, call, tf_name)
+        if category is Category.GLOBAL_STEP:
+            item.kind = Kind.VARIABLE
+            self.block.global_steps.add(name)
+            self.block.trainable_state[name] = False
+            return global_step_variable()
+        if category is Category.OPTIMIZER:
+            item.kind = Kind.OPTIMIZER
+            return self.training.optimizer(name, call, tf_name)
+        if category is Category.SCHEDULE:
+            item.kind = Kind.SCHEDULE
+            converted, step = convert_schedule(call, tf_name)
+            if not (isinstance(step, cst.Name) and step.value in self.block.global_steps):
+                raise Refusal(step, f"{tf_name} must read a global step that starts at 0")
+            self.block.schedules[name] = step.value
+            return converted
+        if category is Category.INITIALIZER:
+            item.kind = Kind.INITIALIZER
+            return convert_initializer(call, tf_name)
+        return None
+
+    def _factory_variable(self, item: Item, name: str, call: cst.Call) -> None:
+        """`W = weight_variable([784, 10])`: the function creates the variable, now eagerly, once."""
+        facts = self.scanner.analyzer.analyze_arguments(call)
+        if facts.reads or facts.layer_calls or facts.run_calls:
+            raise Refusal(call, f"arguments of '{call.func.value}' depend on graph values")
+        item.kind, item.emit = Kind.VARIABLE, [item.node]
+        self.block.trainable_state[name] = self.factories[call.func.value]
+
+    def _is_variable(self, node: cst.BaseExpression) -> bool:
+        return isinstance(node, cst.Call) and self.scanner.analyzer.category(node.func)[1] is Category.VARIABLE
+
+    def _variable(self, item: Item, name: str, call: cst.Call, tf_name: str) -> str:
+        facts = self.scanner.analyzer.analyze_arguments(call)
+        graph_reads = {n for n in facts.reads if self.scanner.kinds[n].is_graph or n in self.block.trainable_state}
+        if graph_reads or facts.layer_calls or facts.run_calls:
+            raise Refusal(call, f"initial value of '{name}' depends on other graph values")
+        if tf_name == "tf.Variable":
+            converted, trainable = convert_variable(call, item.scopes)
+        else:
+            initializer = next((a.value for i, a in enumerate(call.args) if (not a.keyword and i == 3)
+                                or (a.keyword and a.keyword.value == "initializer")), None)
+            known = self.scanner.initializer_code(initializer) if initializer is not None else None
+            scopes = item.scopes
+            if scopes.initializer is not None:
+                scope_default = self.scanner.initializer_code(scopes.initializer)
+                if scope_default is None:
+                    raise Refusal(scopes.initializer, "variable_scope initializer is not a known initializer")
+                scopes = replace(scopes, initializer=expr(scope_default))
+            converted, trainable = convert_get_variable(call, scopes, known)
+        self.block.trainable_state[name] = trainable
+        if not trainable and isinstance(call.args[0].value, cst.Integer) and call.args[0].value.value == "0":
+            self.block.global_steps.add(name)
+        return converted
+
+    def _variable_dict(self, item: Item, name: str, value: cst.Dict) -> None:
+        """`weights = {'h1': tf.Variable(...), ...}`: each variable converted, the dict's layout kept."""
+        replacements = {}
+        for element in value.elements:
+            converted = self._variable(item, name, element.value, self._tf_name(element.value))
+            if not self.block.trainable_state[name]:
+                raise Refusal(element, "non-trainable variable inside a dict of variables")
+            replacements[id(element.value)] = lambda _, text=converted: expr(text)
+        item.kind = Kind.VARIABLE_DICT
+        self.block.variable_dicts.add(name)
+        item.emit = [replace_nodes(item.node, replacements)]
+
+    def _tf_name(self, call: cst.Call) -> str | None:
+        return self.scanner.analyzer.category(call.func)[0]
+
+    def initializer_code(self, node: cst.BaseExpression) -> str | None:
+        """The Keras initializer for a TF1 initializer call; a name bound to one is already converted."""
+        if isinstance(node, cst.Name) and self.scanner.kinds.get(node.value) is Kind.INITIALIZER:
+            return node.value
+        if isinstance(node, cst.Call):
+            name, category, _ = self.scanner.analyzer.category(node.func)
+            if category is Category.INITIALIZER:
+                return convert_initializer(node, name)
+        return None

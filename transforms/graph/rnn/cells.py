@@ -1,0 +1,347 @@
+"""TF1 RNN cells run by `tf.nn.dynamic_rnn` -> Keras recurrent layers.
+
+    cell = tf.nn.rnn_cell.LSTMCell(64)                  lstm = tf.keras.layers.LSTM(64, return_sequences=True,
+    outputs, state = tf.nn.dynamic_rnn(                                              return_state=True, name="rnn")
+        cell, inputs, dtype=tf.float32)                 ...
+    last = state.h                                      outputs, state_h, state_c = lstm(inputs)   # in the step
+                                                        last = state_h
+
+LSTMCell / BasicLSTMCell -> LSTM, GRUCell -> GRU(reset_after=False) (TF1's GRU applies the reset gate
+before the recurrent matmul), BasicRNNCell -> SimpleRNN; the layer is built once, named like TF1's
+scope (`rnn`, `rnn_1`, or dynamic_rnn's `scope=`) and called where dynamic_rnn ran. An LSTM's state
+`(c, h)` is read as `state.c` / `state.h` / `state[0]` / `state[1]`: each read becomes the Keras
+output it is. The weights are laid out differently (TF1 packs input and recurrent kernels in one
+matrix, gates i, j, f, o, and adds forget_bias at run time; Keras has two matrices, gates i, f, c, o,
+and the forget bias in the bias): migrate/harness/rnn_weights.py converts legacy weights for the
+harness. A run over a short sequence of fixed length (a placeholder `[None, T, ...]` with T an integer
+literal or a module constant of at most MAX_UNROLLED_STEPS, batches of NumPy sequences of such a
+length read from a dataset (`rnn/sequence_steps.py`), or the outputs of such a run) gets
+`unroll=True`: the same cell computation per step, without Keras's generic while loop, whose per-step
+cost (TensorArrays, the v2 While op and its gradient's accumulators) made the migrated LSTM step about
+twice as slow as TF1's dynamic_rnn on CPU. Refused: peepholes, projections, clipping, forget_bias other than 1.0, custom initializers,
+sequence_length, initial_state, time_major, a cell run twice, state read any other way.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import libcst as cst
+
+from transforms.common.graph_symbols import rnn_cell_kind
+from transforms.graph.layers.keras_layers import LayerUse
+from transforms.graph.analysis.model import Item, Kind
+from transforms.graph.rnn.sequence_steps import dataset_time_steps, module_integer
+from transforms.common.syntax import Refusal, bind_arguments, code, string_value
+
+_CELL_SIGNATURES = {
+    "tf.nn.rnn_cell.LSTMCell": ["num_units", "use_peepholes", "cell_clip", "initializer", "num_proj", "proj_clip",
+                                "num_unit_shards", "num_proj_shards", "forget_bias", "state_is_tuple",
+                                "activation", "reuse", "name", "dtype"],
+    "tf.nn.rnn_cell.BasicLSTMCell": ["num_units", "forget_bias", "state_is_tuple", "activation", "reuse", "name",
+                                     "dtype"],
+    "tf.nn.rnn_cell.GRUCell": ["num_units", "activation", "reuse", "kernel_initializer", "bias_initializer", "name",
+                               "dtype"],
+    "tf.nn.rnn_cell.BasicRNNCell": ["num_units", "activation", "reuse", "name", "dtype"],
+}
+_HARMLESS = {"num_units", "activation", "dtype", "forget_bias", "state_is_tuple", "use_peepholes"}
+_KERAS = {"lstm": "LSTM", "gru": "GRU", "simple": "SimpleRNN"}
+_DYNAMIC_RNN = ["cell", "inputs", "sequence_length", "initial_state", "dtype", "parallel_iterations",
+                "swap_memory", "time_major", "scope"]
+_BIDIRECTIONAL_RNN = ["cell_fw", "cell_bw", "inputs", "sequence_length", "initial_state_fw", "initial_state_bw",
+                      "dtype", "parallel_iterations", "swap_memory", "time_major", "scope"]
+_STATIC_RNN = ["cell", "inputs", "initial_state", "dtype", "sequence_length", "scope"]
+_LSTM_STATE = {"c": 0, "h": 1}  # LSTMStateTuple(c, h)
+# Longest fixed sequence a converted run is unrolled over (unrolling builds one cell computation per
+# step: worth it for the short sequences where the loop's per-step overhead dominates).
+MAX_UNROLLED_STEPS = 32
+
+
+@dataclass
+class Cell:
+    kind: str                    # lstm / gru / simple
+    units: cst.BaseExpression
+    activation: cst.BaseExpression | None
+    node: cst.Call
+    used: bool = False
+
+
+class RnnConverter:
+    def __init__(self, scanner) -> None:
+        self.scanner = scanner
+        self.cells: dict[str, Cell] = {}
+        self.scope_counts = {"rnn": 0, "bidirectional_rnn": 0}
+        self.sequence_steps: dict[str, int] = {}  # outputs of block runs -> their fixed number of steps
+        self._placeholders: dict = {}
+
+    def run(self, item: Item, target: cst.BaseExpression, call: cst.Call, tf_name: str) -> None:
+        """A run in the graph block: its statement becomes the Keras layer's call."""
+        conversion = self.convert_run(target, call, tf_name, self.cells, self._block_references,
+                                      self.scanner.block.member_aliases, self.scanner.block.placeholders)
+        item.body = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(conversion.target())], call)])
+        self.scanner.graph_statement(item, conversion.defined, call, extra_uses=[conversion.use])
+
+    def convert_run(self, target: cst.BaseExpression, call: cst.Call, tf_name: str, cells: dict,
+                    references: Callable[[str], list], aliases: dict, placeholders: dict | None = None) -> RunConversion:
+        """The Keras layer for a run of `cells`; reads of its results (found by `references`) that
+        must change are written into `aliases` (node id -> code). `placeholders` (graph block runs
+        only): the block's placeholders, whose shapes tell a fixed sequence length."""
+        self._cells, self._references, self._aliases = cells, references, aliases
+        self._placeholders = placeholders if placeholders is not None else {}
+        self._in_block = placeholders is not None
+        if tf_name == "tf.nn.bidirectional_dynamic_rnn":
+            return self.bidirectional_dynamic_rnn(target, call)
+        if tf_name.endswith(".static_rnn"):
+            return self.static_rnn(target, call)
+        return self.dynamic_rnn(target, call)
+
+    def _block_references(self, name: str) -> list:
+        return [access for assignment in self.scanner.resolver.block_assignments(name)
+                for access in assignment.references]
+
+    def static_rnn(self, target: cst.BaseExpression, call: cst.Call) -> RunConversion:
+        """`outputs, state = tf.nn.static_rnn(cell, steps, dtype=...)` over a list of per-step tensors
+        (e.g. `tf.unstack(x, axis=1)`) -> the layer over `tf.stack(steps, axis=1)`; each read
+        `outputs[i]` becomes step i of the layer's output sequence."""
+        bound = _run_arguments(call, _STATIC_RNN, "tf.nn.static_rnn")
+        cell = self._cell(bound.get("cell"))
+        outputs, state = self._targets(target)
+        layer = self._layer_name(bound.get("scope"), "rnn")
+        object_name = self.scanner.names.fresh(_KERAS[cell.kind].lower())
+        use = _StackedStepsUse(call, object_name, self._construction(cell, layer, unroll=True), [bound["inputs"]], {},
+                               True, _KERAS[cell.kind])
+        sequence = self.scanner.names.fresh(f"{outputs}_sequence") if outputs != "_" else "_"
+        if outputs != "_":
+            self._rename_step_reads(outputs, sequence)
+        results = [sequence, *self._state_names(cell, state)]
+        return RunConversion(use, results, tuple(n for n in (outputs, state) if n != "_"))
+
+    def _rename_step_reads(self, outputs: str, sequence: str) -> None:
+        for access in self._references(outputs):
+            member = self.scanner.resolver.parent(access.node)
+            index = _literal_index(member, access.node)
+            if index is None:
+                raise Refusal(access.node, f"static_rnn outputs '{outputs}' read other than as {outputs}[<int>]")
+            self._aliases[id(member)] = f"{sequence}[:, {index}]"
+
+    def cell(self, item: Item, target: cst.BaseExpression, call: cst.Call, tf_name: str) -> None:
+        """`cell = tf.nn.rnn_cell.LSTMCell(n)`: remembered until dynamic_rnn runs it."""
+        self.cells[target.value] = parse_cell(target, call, tf_name)
+        item.kind, item.defines = Kind.RNN_CELL, (target.value,)
+        self.scanner.kinds[target.value] = Kind.RNN_CELL
+
+    def dynamic_rnn(self, target: cst.BaseExpression, call: cst.Call) -> RunConversion:
+        """`outputs, state = tf.nn.dynamic_rnn(cell, inputs, dtype=...)` -> the Keras layer's call."""
+        bound = _run_arguments(call, _DYNAMIC_RNN, "tf.nn.dynamic_rnn")
+        cell = self._cell(bound.get("cell"))
+        names = self._targets(target)
+        layer = self._layer_name(bound.get("scope"), "rnn")
+        object_name = self.scanner.names.fresh(_KERAS[cell.kind].lower())
+        steps = self._fixed_steps(bound["inputs"])
+        use = LayerUse(call, object_name, self._construction(cell, layer, unroll=steps is not None),
+                       [bound["inputs"]], {}, True, _KERAS[cell.kind])
+        outputs, state = names
+        self._note_steps(steps, outputs)
+        results = [outputs, *self._state_names(cell, state)]
+        return RunConversion(use, results, tuple(n for n in (outputs, state) if n != "_"))
+
+    def bidirectional_dynamic_rnn(self, target: cst.BaseExpression, call: cst.Call) -> RunConversion:
+        """`(out_fw, out_bw), (state_fw, state_bw) = tf.nn.bidirectional_dynamic_rnn(cell_fw, cell_bw, x, ...)`
+        -> `Bidirectional(<fw layer>, backward_layer=<bw layer, go_backwards>, merge_mode=None)`, whose
+        backward outputs come back in input time order, as TF1's do."""
+        bound = _run_arguments(call, _BIDIRECTIONAL_RNN, "tf.nn.bidirectional_dynamic_rnn")
+        forward, backward = self._cell(bound.get("cell_fw")), self._cell(bound.get("cell_bw"))
+        if forward.kind != backward.kind:
+            raise Refusal(call, "forward and backward cells of different kinds are not modelled")
+        (out_fw, out_bw), (state_fw, state_bw) = (self._targets(part) for part in self._targets_nodes(target))
+        layer = self._layer_name(bound.get("scope"), "bidirectional_rnn")
+        object_name = self.scanner.names.fresh("bidirectional")
+        steps = self._fixed_steps(bound["inputs"])
+        unroll = steps is not None
+        construction = (f"tf.keras.layers.Bidirectional({self._construction(forward, 'fw', unroll=unroll)}, "
+                        f"backward_layer={self._construction(backward, 'bw', go_backwards=True, unroll=unroll)}, "
+                        f"merge_mode=None, name={layer!r})")
+        self._note_steps(steps, out_fw, out_bw)
+        use = LayerUse(call, object_name, construction, [bound["inputs"]], {}, True, "Bidirectional")
+        results = [out_fw, out_bw, *self._state_names(forward, state_fw), *self._state_names(backward, state_bw)]
+        return RunConversion(use, results, tuple(n for n in (out_fw, out_bw, state_fw, state_bw) if n != "_"))
+
+    def _fixed_steps(self, inputs: cst.BaseExpression) -> int | None:
+        """The fixed, short number of steps of a block run's inputs: a placeholder bound once, shaped
+        `[batch, T, ...]` with T an integer literal or a module constant, or the outputs of such a run."""
+        if not (self._in_block and isinstance(inputs, cst.Name)):
+            return None
+        if len(self.scanner.resolver.block_assignments(inputs.value)) != 1:
+            return None
+        steps = self.sequence_steps.get(inputs.value)
+        placeholder = self._placeholders.get(inputs.value)
+        if steps is None and placeholder is not None:
+            steps = _time_dimension(placeholder.shape, self.scanner.resolver.module)
+        elif steps is None:
+            steps = dataset_time_steps(inputs.value, self.scanner.resolver, self.scanner.resolver.module)
+        return steps if steps is not None and 0 < steps <= MAX_UNROLLED_STEPS else None
+
+    def _note_steps(self, steps: int | None, *outputs: str) -> None:
+        if self._in_block and steps is not None:
+            self.sequence_steps.update({name: steps for name in outputs if name != "_"})
+
+    def _targets_nodes(self, target: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression]:
+        if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2:
+            return target.elements[0].value, target.elements[1].value
+        raise Refusal(target, "bidirectional_dynamic_rnn's result must be unpacked into "
+                              "`(outputs_fw, outputs_bw), (state_fw, state_bw)`")
+
+    def _cell(self, node: cst.BaseExpression | None) -> Cell:
+        if not (isinstance(node, cst.Name) and node.value in self._cells):
+            raise Refusal(node or cst.Name("cell"), "an RNN run of a cell not created as `cell = <RNN cell>(...)`")
+        cell = self._cells[node.value]
+        if cell.used:
+            raise Refusal(node, f"cell '{node.value}' run twice (its weights shared): not modelled")
+        cell.used = True
+        return cell
+
+    def _targets(self, target: cst.BaseExpression) -> tuple[str, str]:
+        if isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2 and all(
+                isinstance(e.value, cst.Name) for e in target.elements):
+            return target.elements[0].value.value, target.elements[1].value.value
+        raise Refusal(target, "the RNN's result must be unpacked into `outputs, state`")
+
+    def _layer_name(self, scope: cst.BaseExpression | None, default: str) -> str:
+        """TF1's variable scope of the run: `scope=` or the default, numbered from its second use."""
+        if scope is not None:
+            name = string_value(scope)
+            if name is None or "/" in name:
+                raise Refusal(scope, "the RNN's scope must be a plain string literal")
+            return name
+        count = self.scope_counts[default]
+        self.scope_counts[default] += 1
+        return default if count == 0 else f"{default}_{count}"
+
+    def _construction(self, cell: Cell, layer: str, go_backwards: bool = False, unroll: bool = False) -> str:
+        arguments = [code(cell.units)]
+        if cell.activation is not None:
+            arguments.append(f"activation={code(cell.activation)}")
+        if cell.kind == "gru":
+            arguments.append("reset_after=False")
+        arguments += ["return_sequences=True", "return_state=True"]
+        arguments += ["go_backwards=True"] if go_backwards else []
+        arguments += ["unroll=True"] if unroll else []  # static_rnn's graph is unrolled; short fixed runs
+        arguments.append(f"name={layer!r}")
+        return f"tf.keras.layers.{_KERAS[cell.kind]}({', '.join(arguments)})"
+
+    def _state_names(self, cell: Cell, state: str) -> list[str]:
+        """What the Keras layer returns after its outputs: [h, c] for an LSTM (TF1's state is (c, h),
+        each read of it renamed), [h] otherwise (TF1's state is h itself)."""
+        if cell.kind != "lstm":
+            return [state]
+        if state == "_":
+            return ["_", "_"]
+        names = self.scanner.names
+        h, c = names.fresh(f"{state}_h"), names.fresh(f"{state}_c")
+        self._rename_state_reads(state, {"h": h, "c": c})
+        return [h, c]
+
+    def _rename_state_reads(self, state: str, parts: dict[str, str]) -> None:
+        for access in self._references(state):
+            member = self.scanner.resolver.parent(access.node)
+            part = _state_part(member, access.node)
+            if part is None:
+                raise Refusal(access.node, f"LSTM state '{state}' read other than as .c / .h / [0] / [1]")
+            self._aliases[id(member)] = parts[part]
+
+
+def _run_arguments(call: cst.Call, signature: list[str], tf_name: str) -> dict:
+    bound = bind_arguments(call, signature, tf_name)
+    for parameter in ("sequence_length", "initial_state", "initial_state_fw", "initial_state_bw"):
+        if parameter in bound:
+            raise Refusal(bound[parameter], f"{tf_name}({parameter}=...) is not modelled")
+    if code(bound.get("time_major", cst.Name("False"))) != "False":
+        raise Refusal(bound["time_major"], "time-major RNN inputs are not modelled")
+    return bound
+
+
+@dataclass
+class RunConversion:
+    """A converted RNN run: the Keras layer and its call, the names it binds (in the layer's
+    result order), and the TF1 names the statement defined."""
+
+    use: LayerUse
+    results: list[str]
+    defined: tuple[str, ...]
+
+    def target(self) -> cst.Tuple:
+        return cst.Tuple([cst.Element(cst.Name(n)) for n in self.results], lpar=[], rpar=[])
+
+
+def parse_cell(target: cst.BaseExpression, call: cst.Call, tf_name: str) -> Cell:
+    """`cell = tf.nn.rnn_cell.LSTMCell(n)`, refused where the Keras layer would compute otherwise."""
+    if not isinstance(target, cst.Name):
+        raise Refusal(target, f"{tf_name} assigned to something other than a name")
+    signature = _CELL_SIGNATURES[tf_name.replace("tf.contrib.rnn.", "tf.nn.rnn_cell.")]
+    bound = bind_arguments(call, signature, tf_name)
+    for parameter, value in bound.items():
+        if parameter not in _HARMLESS or _changes_layout(parameter, value):
+            raise Refusal(value, f"{tf_name}({parameter}={code(value)}) is not modelled")
+    if "num_units" not in bound:
+        raise Refusal(call, f"{tf_name} without num_units")
+    return Cell(rnn_cell_kind(tf_name), bound["num_units"], bound.get("activation"), call)
+
+
+@dataclass
+class _StackedStepsUse(LayerUse):
+    """A Keras RNN layer called on static_rnn's list of per-step inputs, stacked along time."""
+
+    def call_code(self, render=code) -> str:
+        return f"{self.object_name}(tf.stack({render(self.inputs[0])}, axis=1))"
+
+
+def _time_dimension(shape: str, module: cst.Module) -> int | None:
+    """T of a batch-major placeholder shape `[batch, T, ...]`: an integer literal, or a name bound once
+    in the module, by a module-level `NAME = <integer literal>`."""
+    try:
+        node = cst.parse_expression(shape)
+    except cst.ParserSyntaxError:
+        return None
+    if not (isinstance(node, (cst.List, cst.Tuple)) and len(node.elements) >= 3):
+        return None
+    time = node.elements[1].value
+    if isinstance(time, cst.Integer):
+        return int(time.value)
+    if isinstance(time, cst.Name):
+        return module_integer(module, time.value)
+    return None
+
+
+def _literal_index(member: cst.CSTNode, name: cst.Name) -> int | None:
+    """i of `name[i]` with i an integer literal (negative allowed)."""
+    if not (isinstance(member, cst.Subscript) and member.value is name and len(member.slice) == 1):
+        return None
+    index = member.slice[0].slice
+    value = index.value if isinstance(index, cst.Index) else None
+    negative = isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus)
+    number = value.expression if negative else value
+    if not isinstance(number, cst.Integer):
+        return None
+    return -int(number.value) if negative else int(number.value)
+
+
+def _state_part(member: cst.CSTNode, name: cst.Name) -> str | None:
+    if isinstance(member, cst.Attribute) and member.value is name and member.attr.value in _LSTM_STATE:
+        return member.attr.value
+    if isinstance(member, cst.Subscript) and member.value is name and len(member.slice) == 1:
+        index = member.slice[0].slice
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.Integer):
+            return {0: "c", 1: "h"}.get(int(index.value.value))
+    return None
+
+
+def _changes_layout(parameter: str, value: cst.BaseExpression) -> bool:
+    """Arguments accepted only at the value that keeps TF1's computation what the Keras layer does."""
+    text = code(value)
+    if parameter == "forget_bias":
+        return text not in ("1.0", "1")
+    if parameter == "state_is_tuple":
+        return text != "True"
+    if parameter == "use_peepholes":
+        return text != "False"
+    return False

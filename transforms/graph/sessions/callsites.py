@@ -1,0 +1,152 @@
+"""Rewrite the run sites into calls of the step functions, and keep their results usable as NumPy.
+
+`sess.run` returned NumPy values; a `tf.function` returns tensors. Results are converted where the
+program uses them: a name bound to a fetched tensor gets `.numpy()` at each place it is read (not at
+`float(name)` / `int(name)`, which tensors support as they are), the way TF2 code reads results. When
+a name may also hold something else (it is bound elsewhere too), the result is converted once right
+where it is bound instead; results used inside an expression are converted in place. No per-step
+work is added beyond the function call itself and the conversions the program's own uses need."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from transforms.graph.writing.plan import StepFunction
+from transforms.graph.sessions.results import fetched_item, in_place_conversion
+from transforms.graph.sessions.runs import VALUES, RunSite
+from transforms.common.syntax import Refusal, code, statement
+
+
+class CallSiteRewriter:
+    def __init__(self, resolver) -> None:
+        self.resolver = resolver  # parent(node), assignments_of(name_node), references
+        self.replacements: dict[int, Callable] = {}
+        self.tensor_targets: set[int] = set()
+
+    def rewrite(self, functions: list[StepFunction], init_sites: list[RunSite], closes: list[cst.Call],
+                feed_dicts: list[cst.Assign]) -> None:
+        for assign in feed_dicts:
+            line = self.resolver.parent(assign)
+            if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
+                raise Refusal(assign, "a feed dict built on a line with other statements")
+            self.replacements[id(line)] = lambda _: cst.RemovalSentinel.REMOVE
+        for site in init_sites:
+            self._remove_statement(site.call, "initialising variables")
+        for call in closes:
+            self._remove_statement(call, "closing the session")
+        contexts = [(site, function) for function in functions for site in function.sites]
+        for site, _ in contexts:
+            self.tensor_targets |= self._tensor_target_ids(site)
+        for site, function in contexts:
+            self._rewrite_site(site, function)
+
+    def _remove_statement(self, call: cst.Call, what: str) -> None:
+        parent = self.resolver.parent(call)
+        if not isinstance(parent, cst.Expr):
+            raise Refusal(call, f"the result of {what} is used")
+        self.replacements[id(self.resolver.parent(parent))] = lambda _: cst.RemovalSentinel.REMOVE
+
+    def _targets(self, site: RunSite) -> tuple[cst.Assign | None, list]:
+        """The assignment whose whole value is the run, and its target names paired with fetch leaves."""
+        parent = self.resolver.parent(site.call)
+        if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1):
+            return None, []
+        target = parent.targets[0].target
+        if isinstance(target, cst.Name):
+            return parent, [(target, site.fetch)]
+        sequence = site.fetch.shape in ("list", "tuple")
+        if isinstance(target, (cst.Tuple, cst.List)) and sequence and len(target.elements) == len(site.fetch.children) \
+                and all(isinstance(e.value, cst.Name) for e in target.elements):
+            return parent, [(e.value, leaf) for e, leaf in zip(target.elements, site.fetch.children)]
+        return parent, []
+
+    def _tensor_target_ids(self, site: RunSite) -> set[int]:
+        _, pairs = self._targets(site)
+        return {id(name) for name, leaf in pairs if leaf.shape in VALUES}
+
+    def _rewrite_site(self, site: RunSite, function: StepFunction) -> None:
+        assign, pairs = self._targets(site)
+        make_call = _call_maker(site, function)
+        if len(pairs) == 1 and pairs[0][1].children and self._convert_item_uses(*pairs[0]):
+            self.replacements[id(site.call)] = make_call
+            return
+        if assign is None or not pairs or (len(pairs) == 1 and pairs[0][1].children):
+            conversion = in_place_conversion(site.fetch, site.call)
+            discarded = isinstance(self.resolver.parent(site.call), cst.Expr)  # nothing to convert for
+            if conversion is None or discarded or (
+                    site.fetch.shape in VALUES and self._is_float_or_int_argument(site.call)):
+                self.replacements[id(site.call)] = make_call
+            else:
+                self.replacements[id(site.call)] = lambda updated: cst.parse_expression(
+                    conversion.format(code(make_call(updated))))
+            return
+        later = []
+        for name, leaf in pairs:
+            if leaf.shape == "op" or name.value == "_":
+                continue
+            if leaf.shape in VALUES and not self._convert_uses(name):
+                later.append(f"{name.value} = {name.value}.numpy()")
+            elif leaf.children and not self._convert_item_uses(name, leaf):
+                later.append(f"{name.value} = " + in_place_conversion(leaf, site.call).format(name.value))
+        if len(pairs) == 1 and later:
+            self.replacements[id(site.call)] = lambda updated: cst.parse_expression(
+                f"{code(make_call(updated))}.numpy()")
+            return
+        self.replacements[id(site.call)] = make_call
+        if later:
+            line = self.resolver.parent(assign)
+            self.replacements[id(line)] = lambda updated: cst.FlattenSentinel(
+                [updated] + [statement(line) for line in later])
+
+    def _convert_uses(self, name: cst.Name) -> bool:
+        """Append `.numpy()` where the name is read, when it only ever holds fetched tensors."""
+        assignments = self.resolver.assignments_of(name)
+        if not assignments or any(id(a.node) not in self.tensor_targets for a in assignments):
+            return False
+        for assignment in assignments:
+            for access in assignment.references:
+                if not self._is_float_or_int_argument(access.node):
+                    self.replacements[id(access.node)] = lambda updated: cst.Call(
+                        cst.Attribute(updated, cst.Name("numpy")))
+        return True
+
+    def _convert_item_uses(self, name: cst.Name, fetch) -> bool:
+        """`results = sess.run({"loss": loss, ...})` read only as `results["loss"]`: convert each item."""
+        assignments = self.resolver.assignments_of(name)
+        if len(assignments) != 1 or assignments[0].node is not name:
+            return False
+        keys = [code(key) for key in fetch.keys] if fetch.shape == "dict" else None
+        conversions = {}
+        for access in assignments[0].references:
+            subscript = self.resolver.parent(access.node)
+            leaf = fetched_item(subscript, fetch, keys) if isinstance(subscript, cst.Subscript) else None
+            if leaf is None:
+                return False
+            if leaf.shape in VALUES and not self._is_float_or_int_argument(subscript):
+                conversions[id(subscript)] = lambda updated: cst.Call(cst.Attribute(updated, cst.Name("numpy")))
+        self.replacements.update(conversions)
+        return True
+
+    def _is_float_or_int_argument(self, node: cst.BaseExpression) -> bool:
+        arg = self.resolver.parent(node)
+        call = self.resolver.parent(arg) if isinstance(arg, cst.Arg) else None
+        return (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
+                and call.func.value in ("float", "int") and len(call.args) == 1)
+
+
+def _call_maker(site: RunSite, function: StepFunction) -> Callable[[cst.Call], cst.BaseExpression]:
+    def make(updated: cst.Call) -> cst.BaseExpression:
+        arguments = []
+        for name in function.args:
+            if name not in site.feeds:
+                continue  # a placeholder_with_default left to its default
+            if site.feeds[name] is None:
+                value = code(site.feed_values[name])
+            else:
+                position, index = site.feeds[name]
+                value = code(updated.args[position].value.elements[index].value)
+            arguments.append(f"{name}={value}" if name in function.defaults else value)
+        return cst.parse_expression(f"{function.name}({', '.join(arguments)})")
+    return make
+

@@ -1,0 +1,275 @@
+"""Graph builders: a module-level function that creates placeholders and returns them, with the
+tensors it built, as a dict literal with string keys (`return {"x": x, "loss": loss}`) or as a tuple
+of names, called once by the code that runs the session (`model = build_model(5)`).
+
+Its body is read as if it stood at the call: that statement becomes the builder's parameters bound
+to the call's arguments followed by the builder's body, `model["loss"]` becomes `loss` (also inside
+session helpers the dict is passed to, see transforms/graph/sessions/session_helpers.py), a tuple result's names become
+the builder's, and the function goes. The whole graph is then in one block, as TFM201 reads it.
+
+Refused, because the substitution could change the program: a builder called more than once or
+other than as `name = builder(...)` at the top level of a block, any return but the last statement,
+keys that are not string literals, a key the dict lacks, the dict mutated or passed to code other
+than session helpers, names of the builder that the calling code also uses, and non-literal
+parameter defaults (evaluated once, when the function was defined)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from keyword import iskeyword
+
+import libcst as cst
+
+from transforms.common.graph_symbols import Category, categorize
+from transforms.graph.sessions.session_helpers import SessionHelper, bound_argument, owner_of, plain_parameters
+from transforms.common.syntax import Refusal, code, is_literal, is_target, load_names, statement, string_value, walk
+
+@dataclass
+class Builder:
+    function: cst.FunctionDef
+    call: cst.Call
+    line: cst.SimpleStatementLine           # `model = build(...)`
+    caller: cst.CSTNode                     # the Module or FunctionDef holding that line
+    outputs: dict[str, str]                 # dict key (or tuple target name) -> the builder's name
+    result: cst.Name | None                 # the name bound to the dict (None for a tuple)
+    hoisted: dict[str, cst.BaseExpression] = field(default_factory=dict)  # new name -> a returned expression
+
+
+def find_builder(resolver) -> Builder | None:
+    """The program's graph builder, or None when placeholders are not created by a separate function."""
+    candidates = [s for s in resolver.module.body if isinstance(s, cst.FunctionDef) and _creates(resolver, s)]
+    if len(candidates) != 1:
+        return None
+    function = candidates[0]
+    if _creates(resolver, function, Category.SESSION) or not _session_elsewhere(resolver, function):
+        return None
+    return _read_builder(resolver, function)
+
+
+def _creates(resolver, node: cst.CSTNode, category: Category = Category.PLACEHOLDER) -> bool:
+    for child in walk(node):
+        if isinstance(child, cst.Call):
+            name = resolver.tf_name(child.func)
+            if name and categorize(name)[0] is category:
+                return True
+    return False
+
+
+def _session_elsewhere(resolver, function: cst.FunctionDef) -> bool:
+    return any(_creates(resolver, s, Category.SESSION) for s in resolver.module.body if s is not function)
+
+
+def _read_builder(resolver, function: cst.FunctionDef) -> Builder:
+    name = function.name.value
+    line, call = _the_call(resolver, function)
+    returned = _returned(function)
+    target = line.body[0].targets[0].target
+    if isinstance(returned, cst.Dict):
+        if not isinstance(target, cst.Name):
+            raise Refusal(target, f"the dict '{name}' returns is unpacked; bind it to one name")
+        builder = Builder(function, call, line, owner_of(resolver, line), {}, target)
+        own = {assignment.name for assignment in resolver.scope(function.body.body[0]).assignments}
+        for element in returned.elements:
+            key = string_value(element.key)
+            if isinstance(element.value, cst.Name):
+                builder.outputs[key] = element.value.value
+                continue
+            if not key.isidentifier() or iskeyword(key) or key in own or key in builder.hoisted:
+                raise Refusal(element.value, f"graph builder '{name}' returns an expression under "
+                                             f"{code(element.key)}; bind it to a name first")
+            builder.outputs[key] = key
+            builder.hoisted[key] = element.value
+        return builder
+    if not (isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == len(returned.elements)
+            and all(isinstance(e.value, cst.Name) for e in target.elements)):
+        raise Refusal(target, f"the tuple '{name}' returns must be unpacked into as many names")
+    outputs = {t.value.value: r.value.value for t, r in zip(target.elements, returned.elements)}
+    return Builder(function, call, line, owner_of(resolver, line), outputs, None)
+
+
+def _the_call(resolver, function: cst.FunctionDef) -> tuple[cst.SimpleStatementLine, cst.Call]:
+    name = function.name.value
+    accesses = [access for assignment in resolver.scope(function).assignments[name]
+                for access in assignment.references]
+    if len(accesses) != 1:
+        raise Refusal(function, f"graph builder '{name}' must be called exactly once (each call builds "
+                                "the graph again)")
+    call = resolver.parent(accesses[0].node)
+    assign = resolver.parent(call) if isinstance(call, cst.Call) else None
+    line = resolver.parent(assign) if isinstance(assign, cst.Assign) else None
+    holder = resolver.parent(line) if isinstance(line, cst.SimpleStatementLine) else None
+    at_top = isinstance(holder, cst.Module) or (isinstance(holder, cst.IndentedBlock) and isinstance(
+        resolver.parent(holder), cst.FunctionDef) and isinstance(resolver.parent(resolver.parent(holder)), cst.Module))
+    if not (at_top and len(line.body) == 1 and len(assign.targets) == 1 and call.func is accesses[0].node):
+        raise Refusal(accesses[0].node, f"graph builder '{name}' must be called as `result = {name}(...)` at "
+                                        "the top level of the code that runs the session")
+    return line, call
+
+
+def _returned(function: cst.FunctionDef) -> cst.Dict | cst.Tuple:
+    name = function.name.value
+    body = list(function.body.body)
+    last = body[-1]
+    small = last.body[0] if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 else None
+    if not isinstance(small, cst.Return):
+        raise Refusal(last, f"graph builder '{name}' must end with `return {{...}}` or `return a, b`")
+    for node in walk(function.body):
+        if isinstance(node, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal)) and node is not small:
+            raise Refusal(node, f"graph builder '{name}' returns, yields or declares names before its end")
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            raise Refusal(node, f"graph builder '{name}' defines functions or classes")
+    value = small.value
+    if isinstance(value, cst.Dict):
+        for element in value.elements:
+            if not isinstance(element, cst.DictElement) or string_value(element.key) is None:
+                raise Refusal(element, f"graph builder '{name}' returns a dict whose keys are not string literals")
+        return value
+    if isinstance(value, cst.Tuple) and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name)
+                                            for e in value.elements):
+        return value
+    raise Refusal(small, f"graph builder '{name}' must return a dict literal with string keys or a tuple of names")
+
+
+# -- the substitution --------------------------------------------------------------------------------
+
+def inline_builder(resolver, builder: Builder, helpers: dict[str, SessionHelper]) -> dict:
+    """Replacements (by id of original nodes) that inline the builder; checks names first."""
+    _check_names(resolver, builder, helpers)
+    replacements = {id(builder.function): lambda _: cst.RemovalSentinel.REMOVE}
+    body = _inlined_body(builder)
+    replacements[id(builder.line)] = lambda _: cst.FlattenSentinel(body)
+    if builder.result is None:
+        replacements.update(_tuple_renames(resolver, builder))
+    else:
+        replacements.update(_dict_subscripts(resolver, builder, builder.result, builder.caller, helpers))
+    return replacements
+
+
+def _inlined_body(builder: Builder) -> list[cst.BaseStatement]:
+    function, params = builder.function, plain_parameters(builder.function)
+    bound = {p: arg.value for p in params if (arg := bound_argument(builder.call, params, p)) is not None}
+    defaults = {p.name.value: p.default for p in function.params.params if p.default is not None}
+    bindings = []
+    for param in params:
+        value = bound.get(param, defaults.get(param))
+        if value is None:
+            raise Refusal(builder.call, f"graph builder '{function.name.value}' is called without '{param}'")
+        if param not in bound and not is_literal(value):
+            raise Refusal(value, f"graph builder '{function.name.value}' has a default that is not a literal")
+        bindings.append(statement(f"{param} = {code(value)}"))
+    body = list(function.body.body)[:-1]
+    if body and _is_docstring(body[0]):
+        body = body[1:]
+    hoisted = [statement(f"{name} = {code(value)}") for name, value in builder.hoisted.items()]
+    statements = bindings + body + hoisted
+    if statements:
+        statements[0] = statements[0].with_changes(leading_lines=builder.line.leading_lines)
+    return statements
+
+
+def _is_docstring(node: cst.BaseStatement) -> bool:
+    return isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], cst.Expr) \
+        and isinstance(node.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def _check_names(resolver, builder: Builder, helpers: dict[str, SessionHelper]) -> None:
+    """The builder's names must mean nothing in the code it moves into, and the names it reads there
+    must mean what they meant at module level."""
+    function = builder.function
+    scope = resolver.scope(function.body.body[0])
+    own = {assignment.name for assignment in scope.assignments} | set(builder.hoisted)
+    free = {n.value for n in load_names(function.body)} - own
+    moving = [h.function for h in helpers.values() if h.moves]
+    if isinstance(builder.caller, cst.Module):
+        elsewhere = [s for s in builder.caller.body if s is not function]
+    else:
+        elsewhere = [builder.caller, *moving]
+    used = {n.value for node in elsewhere for n in load_names(node, parameters=True)}
+    used -= set(builder.outputs) if builder.result is None else set()
+    clash = sorted(own & used)
+    if clash:
+        raise Refusal(builder.line, f"graph builder '{function.name.value}' cannot be inlined: the calling code "
+                                    f"also uses {', '.join(clash)}")
+    if not isinstance(builder.caller, cst.Module):
+        caller_scope = resolver.scope(builder.caller.body.body[0])
+        shadowed = sorted(name for name in free if name in caller_scope.assignments)
+        if shadowed:
+            raise Refusal(builder.line, f"graph builder '{function.name.value}' reads {', '.join(shadowed)}, "
+                                        "which the calling code binds to something else")
+
+
+def _tuple_renames(resolver, builder: Builder) -> dict:
+    """`a, b = build()`: the calling code's `a`, `b` become the builder's own names."""
+    replacements = {}
+    scope = resolver.scope(builder.line)
+    for target, own in builder.outputs.items():
+        assignments = scope.assignments[target]
+        if len(assignments) != 1:
+            raise Refusal(builder.line, f"'{target}', bound to a result of the graph builder, is rebound")
+        if target != own:
+            for access in next(iter(assignments)).references:
+                replacements[id(access.node)] = lambda _, own=own: cst.Name(own)
+    return replacements
+
+
+def _dict_subscripts(resolver, builder: Builder, result: cst.Name, owner, helpers) -> dict:
+    """`model["key"]` -> the builder's name for it, in the calling code and in the session helpers it
+    is passed to (whose parameter for it goes)."""
+    replacements = {}
+    assignments = resolver.scope(result).assignments[result.value]
+    if len(assignments) != 1:
+        raise Refusal(builder.line, f"'{result.value}', the graph builder's dict, is rebound")
+    for access in next(iter(assignments)).references:
+        node = access.node
+        arg = resolver.parent(node)
+        if isinstance(arg, cst.Arg) and arg.value is node:
+            _passed_to_helper(resolver, builder, arg, helpers, replacements)
+        else:
+            replacements[id(resolver.parent(node))] = _subscript(resolver, builder, node)
+    return replacements
+
+
+def _subscript(resolver, builder: Builder, node: cst.Name):
+    subscript = resolver.parent(node)
+    label = f"the graph dict '{node.value}'"
+    if not (isinstance(subscript, cst.Subscript) and subscript.value is node):
+        raise Refusal(node, f"{label} is used other than as `{node.value}[\"key\"]` (it no longer exists in TF2)")
+    elements = subscript.slice
+    key = string_value(elements[0].slice.value) if len(elements) == 1 and isinstance(elements[0].slice, cst.Index) \
+        else None
+    if key is None:
+        raise Refusal(subscript, f"{label} is read with a key that is not a string literal")
+    if key not in builder.outputs:
+        raise Refusal(subscript, f"{label} has no key '{key}'")
+    if is_target(resolver, subscript):
+        raise Refusal(subscript, f"{label} is changed here")
+    return lambda _, name=builder.outputs[key]: cst.Name(name)
+
+
+def _passed_to_helper(resolver, builder: Builder, arg: cst.Arg, helpers, replacements: dict) -> None:
+    call = resolver.parent(arg)
+    name = builder.result.value
+    helper = helpers.get(call.func.value) if isinstance(call.func, cst.Name) else None
+    if helper is None or call not in helper.calls:
+        raise Refusal(arg, f"the graph dict '{name}' is passed to '{code(call.func)}', which does not only run "
+                           "the session with it")
+    parameter = next((p for p in helper.params if bound_argument(call, helper.params, p) is arg), None)
+    if parameter is None:
+        raise Refusal(arg, f"the graph dict '{name}' is passed to an unknown parameter")
+    for other in helper.calls:
+        passed = bound_argument(other, helper.params, parameter)
+        if not (passed is not None and isinstance(passed.value, cst.Name) and passed.value.value == name):
+            raise Refusal(other, f"'{helper.function.name.value}' is not always passed the graph dict '{name}'")
+    if parameter in helper.removed:
+        return
+    helper.removed.add(parameter)
+    scope = resolver.scope(helper.function.body.body[0])
+    for assignment in scope.assignments[parameter]:
+        if not isinstance(assignment.node, cst.Param):
+            raise Refusal(assignment.node, f"'{helper.function.name.value}' rebinds '{parameter}'")
+        for access in assignment.references:
+            replacements[id(resolver.parent(access.node))] = _subscript(resolver, builder, access.node)
+    own = {a.name for a in scope.assignments} - {parameter}
+    clash = sorted(own & set(builder.outputs.values()))
+    if clash:
+        raise Refusal(helper.function, f"'{helper.function.name.value}' has its own {', '.join(clash)}, "
+                                       "names the graph dict's values take")

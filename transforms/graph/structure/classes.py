@@ -1,0 +1,228 @@
+"""Classes that hold the graph, e.g.
+
+    class Model:
+        def __init__(self, num_features):
+            self.x = tf.placeholder(tf.float32, [None, num_features])
+            ...
+            self.loss = tf.reduce_mean(...)
+
+        def evaluate(self, sess, xs):
+            return sess.run(self.loss, {self.x: xs})
+
+    model = Model(5)
+    ... sess.run(model.loss, {model.x: data}) ... model.evaluate(sess, data)
+
+are first rewritten into a graph builder (transforms/graph/structure/builders.py) and session helpers
+(transforms/graph/sessions/session_helpers.py): `__init__` becomes a function named like the class that returns its
+attributes in a dict (`self.loss` is its local `loss`), `model.loss` becomes `model["loss"]`, and each
+method becomes a module-level function taking the dict in place of `self`
+(`model.evaluate(sess, data)` -> `evaluate(model, sess, data)`). That machinery then inlines the
+builder at the instantiation and drops the dict and session parameters. An attribute takes its own
+name, or `<instance>_<attribute>` where the program uses that name already. Methods that only build
+a feed dict are inlined where they are called (transforms/graph/structure/class_feeds.py).
+
+Refused (the class stays as it is): bases other than `object`, decorators, class attributes,
+properties and other special methods, several instances or other uses of the class, attributes
+assigned outside `__init__`, `self` used other than as `self.<attribute>`, methods that call each
+other or neither run the session given to them nor only build a feed dict, an attribute whose name
+`__init__` also uses for a different local, and the instance used other than as `model.<attribute>`
+or `model.<method>(...)`."""
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from transforms.graph.structure.class_checks import (
+    GraphClass,
+    converted_functions,
+    creates_placeholders,
+    read_class,
+    self_attributes,
+)
+from transforms.graph.structure.class_feeds import feed_replacements
+from transforms.graph.structure.inline import _TrackingReplacer, inlined_program
+from transforms.graph._pipeline import GraphProgram
+from transforms.graph.analysis.resolver import GraphResolver
+from transforms.common.syntax import Refusal, is_target, load_names, statement
+
+
+def class_program(transform, module: cst.Module) -> _ClassProgram | None:
+    """The program with its graph-holding class rewritten into a builder; None when it has none."""
+    resolver = GraphResolver(transform, module)
+    found = [s for s in module.body if isinstance(s, cst.ClassDef) and creates_placeholders(resolver, s)]
+    if not found:
+        return None
+    if len(found) > 1:
+        raise Refusal(found[1], "several classes create placeholders")
+    graph_class = read_class(resolver, found[0])
+    replacements = _init_replacements(resolver, graph_class)
+    for method in converted_functions(graph_class).values():
+        replacements.update(_method_replacements(resolver, graph_class, method))
+    replacements.update(_instance_replacements(resolver, graph_class))
+    functions: dict[int, cst.CSTNode] = {}  # id(new function) -> the method it was
+    replacements[id(graph_class.node)] = lambda updated: cst.FlattenSentinel(
+        _as_functions(graph_class.node, updated, graph_class.feeds, functions))
+    replacer = _TrackingReplacer(replacements)
+    rewritten = module.visit(replacer)
+    return _ClassProgram(transform, rewritten, {**replacer.origins, **functions}, graph_class.line)
+
+
+class _ClassProgram:
+    """Converts the rewritten module; findings and run sites point back into the file as written."""
+
+    def __init__(self, transform, module: cst.Module, origins: dict[int, cst.CSTNode], fallback: cst.CSTNode):
+        self.transform, self.module, self.origins, self.fallback = transform, module, origins, fallback
+
+    def original(self, node: cst.CSTNode | None) -> cst.CSTNode | None:
+        if node is None:
+            return None
+        node = self.origins.get(id(node), node)
+        return node if self.transform.get_metadata(PositionProvider, node, None) is not None else self.fallback
+
+    def convert(self) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
+        inner = type(self.transform)(self.transform.context)
+        inner._module, inner._aliases = self.module, None
+        with inner.resolve(MetadataWrapper(self.module, unsafe_skip_copy=True)):
+            try:  # the builder machinery maps what it reports back onto self.module
+                program = inlined_program(inner, self.module) or GraphProgram(inner, self.module)
+                module, sites = program.convert()
+            except Refusal as refusal:
+                raise Refusal(self.original(refusal.node), refusal.message) from refusal
+        return module, [(self.original(call), name) for call, name in sites]
+
+
+def _init_replacements(resolver, graph_class: GraphClass) -> dict:
+    """`self.attr` -> the local `attr`; `self.attr = attr` (an alias of a local) goes."""
+    init, name = graph_class.init, graph_class.name
+    self_name = init.params.params[0].name.value
+    scope = resolver.scope(init.body.body[0])
+    replacements = {}
+    local = _local_names(resolver, graph_class, scope)
+    for attribute, _ in self_attributes(resolver, init, self_name, name):
+        attr = attribute.attr.value
+        if attr in scope.assignments:
+            _check_alias(resolver, graph_class, attribute, scope)
+        replacements[id(attribute)] = lambda _, attr=attr: cst.Name(local[attr])
+    for member in init.body.body:
+        if _alias(member, self_name) is not None:
+            replacements[id(member)] = lambda _: cst.RemovalSentinel.REMOVE
+    keys = ", ".join(f'"{attr}": {local[attr]}' for attr in graph_class.attributes)
+    returned = statement(f"return {{{keys}}}")
+    replacements[id(init)] = lambda updated: updated.with_changes(
+        name=cst.Name(name), params=updated.params.with_changes(params=updated.params.params[1:]),
+        body=updated.body.with_changes(body=[*updated.body.body, returned]))
+    return replacements
+
+
+def _local_names(resolver, graph_class: GraphClass, scope) -> dict[str, str]:
+    """The name each attribute takes once __init__ is inlined: its own, or `<instance>_<attribute>`
+    when the rest of the program (methods included) already uses that name."""
+    others = [s for s in resolver.module.body if s is not graph_class.node] + list(converted_functions(graph_class).values())
+    taken = {n.value for node in others for n in load_names(node, parameters=True)}
+    taken |= set(scope.assignments)
+    local = {}
+    for attr in graph_class.attributes:
+        prefixed = f"{graph_class.instance.value}_{attr}"
+        if attr in scope.assignments or attr not in taken:
+            local[attr] = attr
+        elif prefixed not in taken and prefixed not in graph_class.attributes:
+            local[attr] = prefixed
+        else:
+            raise Refusal(graph_class.line, f"the attribute '{attr}' of '{graph_class.name}' becomes a variable, "
+                                            f"but the program already uses '{attr}' and '{prefixed}'")
+    return local
+
+
+def _alias(member: cst.BaseStatement, self_name: str) -> str | None:
+    """`attr` when the statement is `self.attr = attr`."""
+    small = member.body[0] if isinstance(member, cst.SimpleStatementLine) and len(member.body) == 1 else None
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+        return None
+    target, value = small.targets[0].target, small.value
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == self_name \
+            and isinstance(value, cst.Name) and value.value == target.attr.value:
+        return value.value
+    return None
+
+
+def _check_alias(resolver, graph_class: GraphClass, attribute: cst.Attribute, scope) -> None:
+    """`self.x` and a local `x` of __init__ may only be the same value: one binding, aliased at top level."""
+    attr, self_name = attribute.attr.value, attribute.value.value
+    top_aliases = {id(m.body[0].targets[0].target) for m in graph_class.init.body.body if _alias(m, self_name) == attr}
+    assigned = [a for a, stored in self_attributes(resolver, graph_class.init, self_name, graph_class.name)
+                if stored and a.attr.value == attr]
+    if len(scope.assignments[attr]) != 1 or any(id(a) not in top_aliases for a in assigned):
+        raise Refusal(attribute, f"'{graph_class.name}.__init__' has a local '{attr}' that is not what "
+                                 f"`{self_name}.{attr}` holds; rename one of them")
+
+
+def _method_replacements(resolver, graph_class: GraphClass, method: cst.FunctionDef) -> dict:
+    self_name = method.params.params[0].name.value
+    replacements = {}
+    for attribute, _ in self_attributes(resolver, method, self_name, graph_class.name):
+        replacements[id(attribute)] = lambda _, node=attribute: _subscript(node)
+    return replacements
+
+
+def _subscript(attribute: cst.Attribute) -> cst.Subscript:
+    key = cst.SimpleString(f'"{attribute.attr.value}"')
+    return cst.Subscript(value=attribute.value, slice=[cst.SubscriptElement(cst.Index(key))])
+
+
+def _instance_replacements(resolver, graph_class: GraphClass) -> dict:
+    instance = graph_class.instance
+    assignments = resolver.scope(instance).assignments[instance.value]
+    if len(assignments) != 1:
+        raise Refusal(instance, f"'{instance.value}', the '{graph_class.name}' instance, is rebound")
+    _check_method_names(resolver, graph_class)
+    replacements = {}
+    feed_calls: dict[str, list[cst.Call]] = {name: [] for name in graph_class.feeds}
+    for access in next(iter(assignments)).references:
+        node = access.node
+        attribute = resolver.parent(node)
+        member = attribute.attr.value if isinstance(attribute, cst.Attribute) and attribute.value is node else None
+        if member in graph_class.attributes and not is_target(resolver, attribute):
+            replacements[id(attribute)] = lambda _, attribute=attribute: _subscript(attribute)
+            continue
+        call = resolver.parent(attribute) if member in graph_class.methods else None
+        if isinstance(call, cst.Call) and call.func is attribute and member in graph_class.feeds:
+            feed_calls[member].append(call)
+            continue
+        if isinstance(call, cst.Call) and call.func is attribute:
+            replacements[id(call)] = lambda updated, member=member, node=node: updated.with_changes(
+                func=cst.Name(member), args=[cst.Arg(cst.Name(node.value)), *updated.args])
+            continue
+        if member is not None and is_target(resolver, attribute):
+            raise Refusal(attribute, f"'{node.value}.{member}' is assigned outside '{graph_class.name}.__init__'")
+        raise Refusal(node, f"the '{graph_class.name}' instance '{node.value}' is used other than as "
+                            f"`{node.value}.<attribute>` or `{node.value}.<method>(...)` (it no longer exists in TF2)")
+    for name, calls in feed_calls.items():
+        taken = {*graph_class.attributes, *(f"{instance.value}_{a}" for a in graph_class.attributes)}
+        replacements.update(feed_replacements(resolver, graph_class.methods[name], calls, instance.value, taken))
+    return replacements
+
+
+def _check_method_names(resolver, graph_class: GraphClass) -> None:
+    """Methods become module-level functions: their names must be free there."""
+    used = {n.value for statement in resolver.module.body if statement is not graph_class.node
+            for n in load_names(statement, parameters=True)}
+    used |= {s.name.value for s in resolver.module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+    clash = sorted(name for name in graph_class.methods if name not in graph_class.feeds
+                   and (name in used or name == graph_class.name))
+    if clash:
+        raise Refusal(graph_class.node, f"the methods of '{graph_class.name}' become functions, but the module "
+                                        f"already uses {', '.join(clash)}")
+
+
+def _as_functions(original: cst.ClassDef, updated: cst.ClassDef, feeds: set[str], origins: dict) -> list:
+    """The class's methods as module-level functions (__init__ named as the class)."""
+    kept = [isinstance(m, cst.FunctionDef) and m.name.value not in feeds for m in original.body.body]
+    methods = [member for member, keep in zip(original.body.body, kept) if keep]
+    functions = [member for member, keep in zip(updated.body.body, kept) if keep]
+    result = []
+    for index, (method, function) in enumerate(zip(methods, functions)):
+        comments = [line for line in function.leading_lines if line.comment]
+        spacing = list(original.leading_lines) if index == 0 else [cst.EmptyLine(indent=False)] * 2
+        result.append(function.with_changes(leading_lines=[*spacing, *comments]))
+        origins[id(result[-1])] = method
+    return result

@@ -1,0 +1,142 @@
+"""Programs whose graph is built by a builder function (transforms/graph/structure/builders.py) or whose session is passed
+to helper functions (transforms/graph/sessions/session_helpers.py) are first rewritten into the shape TFM201 reads (one
+block building the graph, run sites reading the session by its own name), then converted as usual.
+
+The rewritten module keeps the original nodes wherever it did not change them and remembers, for the
+nodes it rebuilt, which original node each stands for: findings and the harness's run-site lines
+always point into the file as the user wrote it."""
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from transforms.graph.structure.builders import find_builder, inline_builder
+from transforms.graph._pipeline import GraphProgram
+from transforms.graph.analysis.resolver import GraphResolver
+from transforms.graph.sessions.session_helpers import SessionHelper, bound_argument, session_helpers, session_name
+from transforms.graph.sessions.sessions import find_sessions
+from transforms.common.syntax import NodeReplacer, Refusal, load_names, walk
+
+
+class _TrackingReplacer(NodeReplacer):
+    """A NodeReplacer that records which original node each rebuilt node stands for."""
+
+    def __init__(self, replacements: dict) -> None:
+        super().__init__(replacements)
+        self.origins: dict[int, cst.CSTNode] = {}
+        self.results: dict[int, cst.CSTNode] = {}
+
+    def on_leave(self, original_node, updated_node):  # type: ignore[override]
+        result = super().on_leave(original_node, updated_node)
+        if isinstance(result, cst.CSTNode):
+            self.results[id(original_node)] = result
+            if result is not original_node:
+                self.origins[id(result)] = original_node
+        return result
+
+
+class InlinedProgram:
+    def __init__(self, transform, module: cst.Module, origins: dict[int, cst.CSTNode], fallback: cst.CSTNode):
+        self.transform = transform
+        self.module = module
+        self.origins = origins
+        self.fallback = fallback
+
+    def original(self, node: cst.CSTNode | None) -> cst.CSTNode | None:
+        """The node of the file as written that `node` stands for (a line near it if it is new)."""
+        if node is None:
+            return None
+        node = self.origins.get(id(node), node)
+        known = self.transform.get_metadata(PositionProvider, node, None) is not None
+        return node if known else self.fallback
+
+    def convert(self) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
+        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+        inner = type(self.transform)(self.transform.context)
+        inner._module, inner._aliases = self.module, None
+        with inner.resolve(wrapper):
+            try:
+                module, sites = GraphProgram(inner, self.module).convert()
+            except Refusal as refusal:
+                raise Refusal(self.original(refusal.node), refusal.message) from refusal
+        return module, [(self.original(call), name) for call, name in sites]
+
+
+def inlined_program(transform, module: cst.Module) -> InlinedProgram | None:
+    """The program rewritten around its graph builder and session helpers; None when it has neither."""
+    resolver = GraphResolver(transform, module)
+    find_sessions(resolver)
+    session = session_name(resolver)
+    helpers = session_helpers(resolver, session) if session else {}
+    builder = find_builder(resolver)
+    if builder is None and not helpers:
+        return None
+    replacements = inline_builder(resolver, builder, helpers) if builder else {}
+    for helper in helpers.values():
+        _check_move(resolver, helper, session)
+        replacements.update(_helper_replacements(helper))
+    replacer = _TrackingReplacer(replacements)
+    rewritten = module.visit(replacer)
+    for helper in helpers.values():
+        if helper.moves:
+            rewritten = _move(resolver, rewritten, helper, replacer)
+    fallback = builder.line if builder else next(iter(helpers.values())).function
+    return InlinedProgram(transform, rewritten, replacer.origins, fallback)
+
+
+def _check_move(resolver, helper: SessionHelper, session: str) -> None:
+    """A helper moving into its caller must not read names the caller binds to something else."""
+    if not helper.moves:
+        return
+    function = helper.function
+    own = {a.name for a in resolver.scope(function.body.body[0]).assignments}
+    free = {n.value for n in load_names(function.body)} - own - {session}
+    caller_scope = resolver.scope(helper.caller.body.body[0])
+    shadowed = sorted(name for name in free if name in caller_scope.assignments)
+    if shadowed:
+        raise Refusal(function, f"'{function.name.value}' runs the session and reads {', '.join(shadowed)}, which "
+                                f"'{helper.caller.name.value}' binds to something else")
+
+
+def _helper_replacements(helper: SessionHelper) -> dict:
+    removed = helper.removed
+    replacements = {identity: (lambda _, node=node: node) for identity, node in helper.renames.items()}
+    replacements[id(helper.function)] = lambda updated: updated.with_changes(params=updated.params.with_changes(
+        params=_without(updated.params.params, [p.name.value in removed for p in updated.params.params])))
+    for call in helper.calls:
+        dropped = {id(bound_argument(call, helper.params, p)) for p in removed}
+        flags = [id(arg) in dropped for arg in call.args]
+        replacements[id(call)] = lambda updated, flags=flags: updated.with_changes(
+            args=_without(updated.args, flags))
+    return replacements
+
+
+def _without(nodes, flags: list[bool]) -> list:
+    kept = [node for node, drop in zip(nodes, flags) if not drop]
+    if kept and len(kept) < len(nodes):
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return kept
+
+
+def _move(resolver, module: cst.Module, helper: SessionHelper, replacer: _TrackingReplacer) -> cst.Module:
+    """Take the rewritten helper out of the module body and define it in its caller, before the
+    caller's first statement that calls it."""
+    rewritten = moved = replacer.results[id(helper.function)]
+    caller = replacer.results[id(helper.caller)]
+    first_calls = [s for s in helper.caller.body.body if any(n is call for call in helper.calls for n in walk(s))]
+    target = replacer.results[id(first_calls[0])]
+    comments = [line for line in moved.leading_lines if line.comment is not None]
+    moved = moved.with_changes(leading_lines=[cst.EmptyLine(indent=False), *comments])
+    body = []
+    for statement in caller.body.body:
+        if statement is target:
+            body.append(moved)
+            if not any(line.comment is None for line in statement.leading_lines):
+                statement = statement.with_changes(leading_lines=[cst.EmptyLine(indent=False), *statement.leading_lines])
+                replacer.results[id(first_calls[0])] = statement  # where a helper first called there too goes
+        body.append(statement)
+    new_caller = caller.with_changes(body=caller.body.with_changes(body=body))
+    replacer.origins[id(new_caller)] = helper.caller
+    replacer.results[id(helper.caller)] = new_caller  # where the next helper that moves goes
+    statements = [new_caller if s is caller else s for s in module.body if s is not rewritten]
+    return module.with_changes(body=statements)

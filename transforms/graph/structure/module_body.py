@@ -1,0 +1,142 @@
+"""The body of a function that becomes a tf.Module (see transforms/graph/structure/modules.py), split in two: the
+statements that create its variables (and the values they need) go to `__init__`, inside the name
+scopes they sat in; the statements that compute go to `__call__`, reading the variables (and the
+Python parameters they use) as attributes."""
+from __future__ import annotations
+
+import libcst as cst
+
+from transforms.common.graph_symbols import Category
+from transforms.graph.analysis.model import Scopes
+from transforms.graph.writing.state import convert_get_variable, convert_variable
+from transforms.common.syntax import Refusal, code, load_names, replace_nodes, walk
+
+# tf.Module attributes that an instance attribute must not replace.
+_MODULE_ATTRIBUTES = {"name", "name_scope", "variables", "trainable_variables", "non_trainable_variables",
+                      "submodules", "with_name_scope"}
+
+
+def _attribute(name: str) -> str:
+    return f"self._{name}" if name in _MODULE_ATTRIBUTES else f"self.{name}"
+
+
+def split_body(helper, analyzer, initializer_code) -> None:
+    """Variable statements (and what they need) go to __init__, in their scopes; the rest to __call__."""
+    entries = list(_flatten(helper, helper.function.body.body, [], analyzer))
+    variables = {index: small for index, (statement, _) in enumerate(entries)
+                 if (small := _variable_assignment(statement, analyzer)) is not None}
+    needed = {name.value for small in variables.values() for name in load_names(small.value)}
+    setup = {index for index, (statement, _) in enumerate(entries)
+             if index not in variables and _targets(statement) & needed}
+    initializers = {target for index in setup for target in _targets(entries[index][0])
+                    if initializer_code(entries[index][0].body[0].value) is not None}
+    state: dict[str, str] = {}
+    for index, (statement, scopes) in enumerate(entries):
+        reads = {name.value for name in load_names(statement)}
+        if index in variables or index in setup:
+            if reads & (set(helper.tensor_params) | set(state)):
+                raise Refusal(statement, f"a variable of '{helper.function.name.value}' depends on its tensors")
+        if index in variables:
+            small = variables[index]
+            target = small.targets[0].target.value
+            converted, trainable = _variable(small.value, analyzer, initializer_code, initializers)
+            helper.init_entries.append((tuple(scopes), f"{_attribute(target)} = {converted}"))
+            helper.variables.append((_attribute(target).removeprefix("self."), trainable))
+            state[target] = _attribute(target)
+        elif index in setup:
+            helper.init_entries += [((), line) for line in _render(statement, _initializer_replacements(
+                statement, initializer_code))]
+        else:
+            if reads & {t for i in setup for t in _targets(entries[i][0])}:
+                raise Refusal(statement, f"'{helper.function.name.value}' computes with a value it set up for "
+                                         "its variables")
+            helper.call_lines += _computation(helper, statement, state)
+
+
+def _variable_assignment(statement: cst.BaseStatement, analyzer) -> cst.Assign | None:
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+        return None
+    small = statement.body[0]
+    if (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
+            and isinstance(small.value, cst.Call) and analyzer.category(small.value.func)[1] is Category.VARIABLE):
+        return small
+    return None
+
+
+def _targets(statement: cst.BaseStatement) -> set[str]:
+    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
+    if isinstance(small, cst.Assign):
+        return {n.value for t in small.targets for n in walk(t.target) if isinstance(n, cst.Name)}
+    return set()
+
+
+def _flatten(helper, statements, scopes: list[str], analyzer):
+    for statement in statements:
+        call = statement.items[0].item if isinstance(statement, cst.With) and len(statement.items) == 1 else None
+        if isinstance(call, cst.Call) and not statement.items[0].asname:
+            if analyzer.category(call.func)[1] is Category.SCOPE and _only_a_name(call, helper.reuse_param):
+                yield from _flatten(helper, statement.body.body, scopes + [code(call.args[0].value)], analyzer)
+                continue
+        if not isinstance(statement, cst.SimpleStatementLine):
+            raise Refusal(statement, f"'{helper.function.name.value}' has control flow; it is not turned into a module")
+        yield statement, scopes
+
+
+def _only_a_name(call: cst.Call, reuse_param: str | None) -> bool:
+    """A scope given only its name (and the reuse parameter, which the instances stand for)."""
+    rest = [a for a in call.args[1:] if not (a.keyword and a.keyword.value == "reuse" and reuse_param
+                                              and isinstance(a.value, cst.Name) and a.value.value == reuse_param)]
+    return bool(call.args) and not call.args[0].keyword and not rest
+
+
+def _variable(call: cst.Call, analyzer, initializer_code, initializer_locals: set[str]) -> tuple[str, bool]:
+    if analyzer.category(call.func)[0] == "tf.Variable":
+        return convert_variable(call, Scopes())
+    initializer = next((a.value for i, a in enumerate(call.args)
+                        if (a.keyword and a.keyword.value == "initializer") or (not a.keyword and i == 3)), None)
+    if isinstance(initializer, cst.Name) and initializer.value in initializer_locals:
+        known = initializer.value
+    else:
+        known = initializer_code(initializer) if initializer is not None else None
+    return convert_get_variable(call, Scopes(), known)
+
+
+def _initializer_replacements(statement: cst.BaseStatement, initializer_code) -> dict:
+    return {id(node): (lambda _, text=initializer_code(node): cst.parse_expression(text))
+            for node in walk(statement) if isinstance(node, cst.Call) and initializer_code(node) is not None}
+
+
+def _render(statement: cst.BaseStatement, replacements: dict) -> list[str]:
+    """A statement as source lines (its comments kept), with the replacements applied."""
+    comments = [line for line in statement.leading_lines if line.comment]
+    rendered = replace_nodes(statement.with_changes(leading_lines=comments), replacements)
+    return cst.Module(body=[rendered]).code.rstrip("\n").split("\n")
+
+
+def _computation(helper, statement: cst.BaseStatement, state: dict[str, str]) -> list[str]:
+    replacements = {}
+    for name in load_names(statement):
+        if name.value in state:
+            replacements[id(name)] = lambda _, text=state[name.value]: cst.parse_expression(text)
+        elif name.value in helper.config_params:
+            replacements[id(name)] = lambda _, text=_attribute(name.value): cst.parse_expression(text)
+            entry = ((), f"{_attribute(name.value)} = {name.value}")
+            if entry not in helper.init_entries:
+                helper.init_entries.insert(0, entry)
+    return _render(statement, replacements)
+
+
+def grouped(entries: list[tuple[tuple[str, ...], str]]) -> list[str]:
+    """__init__ lines, consecutive ones in the same name scopes sharing one `with tf.name_scope(...)`
+    (eager TF2 variables take the scope prefix, so names stay `hidden1/weights`)."""
+    lines: list[str] = []
+    open_scopes: tuple[str, ...] = ()
+    for scopes, line in entries:
+        common = 0
+        while common < min(len(scopes), len(open_scopes)) and scopes[common] == open_scopes[common]:
+            common += 1
+        for depth in range(common, len(scopes)):
+            lines.append("    " * depth + f"with tf.name_scope({scopes[depth]}):")
+        lines += ["    " * len(scopes) + text for text in line.split("\n")]
+        open_scopes = scopes
+    return lines

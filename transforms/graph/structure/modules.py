@@ -1,0 +1,170 @@
+"""Functions that create variables and compute with them, e.g.
+
+    def dense(x, n_in, n_out, name):
+        with tf.name_scope(name):
+            w = tf.Variable(tf.truncated_normal([n_in, n_out]), name="weights")
+            return tf.matmul(x, w)
+
+become `tf.Module` classes: `__init__` takes the parameters the callers pass Python values for and
+creates the variables once (inside the same name scopes, so they keep their TF1 names), `__call__`
+takes the tensor parameters and computes. Each call in graph code becomes an instance, created where
+the call was, and the step functions call the instance. The function's own name goes with it.
+
+Variable-scope reuse: when the variables sit in `with tf.variable_scope(<name>, reuse=<parameter>):`,
+a call with that parameter True (or tf.AUTO_REUSE, once an instance exists) gets the instance an
+earlier call created with the same other arguments in the same scope, as TF1's `get_variable` handed
+back the same variables: one object, called twice. Refused where TF1 raised: reuse=True before the
+variables exist, reuse=False when they do; and a reuse value that is not a literal at the call."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from transforms.common.graph_symbols import Category
+from transforms.graph.layers.keras_layers import LayerUse
+from transforms.graph.structure.module_body import grouped, split_body
+from transforms.common.syntax import Refusal, code, load_names, string_value, walk
+
+_NAME_PARAMETERS = ("name", "scope", "layer_name", "name_scope")
+@dataclass
+class ModuleHelper:
+    function: cst.FunctionDef
+    class_name: str
+    tensor_params: list[str]
+    config_params: list[str]
+    init_signature: list[str]
+    init_entries: list[tuple[tuple[str, ...], str]] = field(default_factory=list)  # (name scopes, line)
+    call_lines: list[str] = field(default_factory=list)
+    reuse_param: str | None = None          # the parameter passed as variable_scope(reuse=...)
+    instances: dict[tuple, str] = field(default_factory=dict)  # (arguments, call scope) -> instance
+    variables: list[tuple[str, bool]] = field(default_factory=list)  # (attribute, trainable), in creation order
+
+    def class_code(self) -> str:
+        docstring = f'    """The variables of `{self.function.name.value}`, created once, and what it computed."""\n\n'
+        init = f"    def __init__(self, {', '.join(self.init_signature)}):\n" if self.config_params else \
+            "    def __init__(self):\n"
+        body = "".join(f"        {line}\n" for line in ["super().__init__()", *grouped(self.init_entries)])
+        call = f"\n    def __call__(self, {', '.join(self.tensor_params)}):\n"
+        call += "".join(f"        {line}\n" for line in self.call_lines)
+        return f"class {self.class_name}(tf.Module):\n{docstring}{init}{body}{call}"
+
+
+def is_variable_helper(function: cst.FunctionDef, analyzer) -> bool:
+    categories = {analyzer.category(n.func)[1] for n in walk(function.body) if isinstance(n, cst.Call)}
+    return Category.VARIABLE in categories
+
+
+def plan_module(function: cst.FunctionDef, call: cst.Call, analyzer, names, initializer_code) -> ModuleHelper:
+    params = _parameters(function)
+    bound = _bind(function, call, params)
+    reuse = reuse_parameter(function, analyzer)
+    params = [p for p in params if p != reuse]
+    tensor = [p for p in params if p in bound and _is_graph(analyzer, bound[p])]
+    if set(tensor) & set(_defaults(function)):
+        raise Refusal(function, f"'{function.name.value}' has a tensor parameter with a default")
+    defaults = _defaults(function)
+    config = [p for p in params if p not in tensor]
+    helper = ModuleHelper(function, names.fresh(_camel(function.name.value)), tensor, config,
+                          [f"{p}={defaults[p]}" if p in defaults else p for p in config], reuse_param=reuse)
+    split_body(helper, analyzer, initializer_code)
+    return helper
+
+
+def instantiate(helper: ModuleHelper, call: cst.Call, analyzer, names, scope: str = "") -> LayerUse:
+    """The instance one call of the function becomes, as a LayerUse (built once, called in steps);
+    a reusing call gets an existing instance (its construction is then empty). `scope` is the
+    variable-scope path the call sits in."""
+    bound = _bind(helper.function, call, _parameters(helper.function))
+    reuse = _reuse_mode(helper, bound, analyzer, call)
+    bound.pop(helper.reuse_param, None)
+    if [p for p in bound if _is_graph(analyzer, bound[p])] != [p for p in helper.tensor_params if p in bound]:
+        raise Refusal(call, f"'{helper.function.name.value}' is called with tensors in other places")
+    inputs = [bound[p] for p in helper.tensor_params]
+    key = (tuple((p, code(bound[p])) for p in helper.config_params if p in bound), scope)
+    existing = helper.instances.get(key)
+    if reuse == "True" or (reuse == "AUTO_REUSE" and existing):
+        if existing is None:
+            raise Refusal(call, f"'{helper.function.name.value}' is called with reuse=True before a call with the "
+                                "same arguments created its variables (TF1 raises here)")
+        return LayerUse(call, existing, "", inputs, {}, True, "Module")
+    if existing and helper.reuse_param:
+        raise Refusal(call, f"'{helper.function.name.value}' is called again without reuse for variables that exist "
+                            "(TF1 raises here)")
+    label = next((string_value(bound[p]) for p in _NAME_PARAMETERS if p in bound and string_value(bound[p])), None)
+    base = label if label and label.isidentifier() else helper.function.name.value
+    instance = names.fresh(base if base not in names.taken else f"{base}_module")
+    helper.instances[key] = instance
+    config = ", ".join(f"{p}={code(bound[p])}" for p in helper.config_params if p in bound)
+    return LayerUse(call, instance, f"{helper.class_name}({config})", inputs, {}, True, "Module")
+
+
+def reuse_parameter(function: cst.FunctionDef, analyzer) -> str | None:
+    """The parameter the function passes as `variable_scope(..., reuse=<it>)` around all its
+    variables (None when it does not take reuse); refused for other uses of reuse."""
+    scopes = [node for node in walk(function.body) if isinstance(node, cst.With) and len(node.items) == 1
+              and isinstance(call := node.items[0].item, cst.Call) and any(
+                  a.keyword and a.keyword.value == "reuse" for a in call.args)]
+    if not scopes:
+        return None
+    name = function.name.value
+    reuse = next(a.value for a in scopes[0].items[0].item.args if a.keyword and a.keyword.value == "reuse")
+    if len(scopes) > 1 or not isinstance(reuse, cst.Name) or reuse.value not in _parameters(function):
+        raise Refusal(scopes[-1], f"'{name}' sets variable-scope reuse other than from one parameter")
+    if sum(1 for n in load_names(function.body) if n.value == reuse.value) != 1:
+        raise Refusal(reuse, f"'{name}' uses its reuse parameter '{reuse.value}' for more than the variable scope")
+    if _variable_calls(function, analyzer) != _variable_calls(scopes[0].body, analyzer):
+        raise Refusal(scopes[0], f"'{name}' creates variables outside its reusing variable scope")
+    return reuse.value
+
+
+def _variable_calls(node: cst.CSTNode, analyzer) -> set[int]:
+    return {id(n) for n in walk(node) if isinstance(n, cst.Call) and analyzer.category(n.func)[1] is Category.VARIABLE}
+
+
+def _reuse_mode(helper: ModuleHelper, bound: dict, analyzer, call: cst.Call) -> str:
+    """"False", "True" or "AUTO_REUSE": what the call passes for reuse (False when it cannot)."""
+    if helper.reuse_param is None:
+        return "False"
+    value = bound.get(helper.reuse_param)
+    if value is None:
+        value = next((p.default for p in helper.function.params.params if p.name.value == helper.reuse_param), None)
+    if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
+        return "False" if value.value == "None" else value.value
+    if value is not None and analyzer.category(value)[0] == "tf.AUTO_REUSE":
+        return "AUTO_REUSE"
+    raise Refusal(value or call, f"'{helper.function.name.value}' is called without a literal reuse value "
+                                 "(True, False, None or tf.AUTO_REUSE)")
+
+
+def _parameters(function: cst.FunctionDef) -> list[str]:
+    parameters = function.params
+    if isinstance(parameters.star_arg, cst.Param) or parameters.star_kwarg or parameters.kwonly_params \
+            or parameters.posonly_params:
+        raise Refusal(function, f"'{function.name.value}' has */** or keyword-only parameters")
+    return [p.name.value for p in parameters.params]
+
+
+def _defaults(function: cst.FunctionDef) -> dict[str, str]:
+    return {p.name.value: code(p.default) for p in function.params.params if p.default is not None}
+
+
+def _bind(function: cst.FunctionDef, call: cst.Call, params: list[str]) -> dict[str, cst.BaseExpression]:
+    bound = {}
+    for index, arg in enumerate(call.args):
+        key = arg.keyword.value if arg.keyword else (params[index] if index < len(params) else None)
+        if arg.star or key not in params:
+            raise Refusal(arg, f"an argument of '{function.name.value}' that cannot be matched to a parameter")
+        bound[key] = arg.value
+    if set(params) - set(bound) - set(_defaults(function)):
+        raise Refusal(call, f"'{function.name.value}' called without all its arguments")
+    return bound
+
+
+def _is_graph(analyzer, node: cst.BaseExpression) -> bool:
+    facts = analyzer.analyze(node)
+    return bool(facts.reads or facts.builds_ops)
+
+
+def _camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_") if part) or "Module"

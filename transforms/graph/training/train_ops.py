@@ -1,0 +1,106 @@
+"""Train ops: `optimizer.minimize(loss, global_step=..., var_list=...)` read into a TrainOp (the step
+functions turn it into a GradientTape step), with its optimizer converted to Keras. One minimize()
+per optimizer (a Keras optimizer builds its slots for one set of variables); a decaying learning
+rate must be stepped by the global step this minimize() increments (Keras schedules follow
+`optimizer.iterations`)."""
+from __future__ import annotations
+
+import libcst as cst
+
+from transforms.common.graph_symbols import Category
+from transforms.graph.analysis.model import Item, Kind
+from transforms.graph.writing.renames import renamed_reads
+from transforms.common.syntax import Refusal, with_value
+from transforms.graph.training.optimizers import convert_optimizer, learning_rate_argument, read_create_train_op, read_minimize
+
+
+class TrainOpConverter:
+    def __init__(self, scanner, names) -> None:
+        self.scanner = scanner
+        self.names = names
+        self.optimizer_schedules: dict[str, str | None] = {}
+        self.minimized: set[str] = set()
+        self.fed_rates: dict[str, tuple[cst.BaseExpression, set[str]]] = {}  # optimizer -> (rate, its reads)
+
+    @property
+    def block(self):
+        return self.scanner.block
+
+    def optimizer(self, name: str, call: cst.Call, tf_name: str) -> str:
+        """The Keras optimizer for a TF1 optimizer call bound to `name`. A learning rate fed through a
+        placeholder (or computed from one) is set on the optimizer in each train step instead."""
+        rate = learning_rate_argument(call, tf_name)
+        analyzer = self.scanner.analyzer
+        for arg in call.args:
+            facts = analyzer.analyze(arg.value)
+            graph = {n for n in facts.reads if self.scanner.kinds[n] is not Kind.SCHEDULE}
+            if (graph or facts.builds_ops) and arg.value is not rate:
+                raise Refusal(arg, f"{tf_name} hyper-parameters computed in the graph are not modelled")
+            if graph or facts.builds_ops:
+                if any(self.scanner.kinds[n] not in (Kind.PLACEHOLDER, Kind.TENSOR) for n in graph):
+                    raise Refusal(arg, f"{tf_name} learning rate computed from graph state")
+                self.fed_rates[name] = (rate, facts.reads)
+        schedules = [n for n in analyzer.analyze_arguments(call).reads if self.scanner.kinds[n] is Kind.SCHEDULE]
+        self.optimizer_schedules[name] = schedules[0] if schedules else None
+        return convert_optimizer(call, tf_name, set(self.block.schedules), name in self.fed_rates)
+
+    def train_op(self, item: Item, name: str, call: cst.Call) -> None:
+        """`name = optimizer.minimize(...)`: a TrainOp, its optimizer converted when created inline."""
+        receiver = call.func.value
+        if isinstance(receiver, cst.Name) and self.scanner.kinds.get(receiver.value) is Kind.OPTIMIZER:
+            optimizer = self.block.aliases.get(receiver.value, receiver.value)
+        elif isinstance(receiver, cst.Call) and self.scanner.analyzer.category(receiver.func)[1] is Category.OPTIMIZER:
+            # `optimizer = tf.train.AdamOptimizer().minimize(loss)` names the train op `optimizer`;
+            # the name is free again once the train op is gone, and fits the Keras optimizer best.
+            optimizer = name if name == "optimizer" else self.names.fresh("optimizer")
+            tf_name = self.scanner.analyzer.category(receiver.func)[0]
+            item.emit = [with_value(item.node, self.optimizer(optimizer, receiver, tf_name), optimizer)]
+        else:
+            self.scanner.analyzer.analyze(receiver)  # refuses a known-but-unconvertible optimizer with its reason
+            raise Refusal(call, "minimize() on something that is not a known optimizer")
+        train_op = read_minimize(call, name, optimizer)
+        train_op.runs_update_ops = item.scopes.update_ops
+        self._register(item, name, train_op)
+
+    def slim_train_op(self, item: Item, name: str, call: cst.Call) -> None:
+        """`name = slim.learning.create_train_op(total_loss, optimizer, ...)` (see read_create_train_op)."""
+        optimizer = call.args[1].value if len(call.args) > 1 and call.args[1].keyword is None else None
+        if not (isinstance(optimizer, cst.Name) and self.scanner.kinds.get(optimizer.value) is Kind.OPTIMIZER):
+            raise Refusal(call, "create_train_op with an optimizer that is not a name bound to a known optimizer")
+        optimizer_name = self.block.aliases.get(optimizer.value, optimizer.value)
+        self._register(item, name, read_create_train_op(call, name, optimizer_name, self.block.global_steps))
+        self.scanner.analyzer.valued_train_ops.add(name)
+
+    def _register(self, item: Item, name: str, train_op) -> None:
+        optimizer, call = train_op.optimizer, train_op.node
+        if optimizer in self.minimized:
+            raise Refusal(call, f"optimizer '{optimizer}' minimizes more than one loss")
+        self.minimized.add(optimizer)
+        if train_op.global_step:
+            train_op.global_step = self.block.aliases.get(train_op.global_step, train_op.global_step)
+        self._check_train_op(train_op)
+        facts = self.scanner.analyzer.analyze(train_op.loss)
+        if facts.layer_calls or facts.run_calls or not (facts.reads or facts.builds_ops):
+            raise Refusal(train_op.loss, "training something that is not a plain graph tensor")
+        if isinstance(train_op.var_list, cst.Name) and \
+                train_op.var_list.value not in self.scanner.analyzer.variable_list_names:
+            raise Refusal(train_op.var_list, "minimize(var_list=<name>): the name must hold tf.trainable_variables(...)")
+        var_list = self.scanner.analyzer.analyze(train_op.var_list).reads if train_op.var_list else set()
+        if var_list & set(self.block.aliases):
+            raise Refusal(train_op.var_list, "var_list names a variable whose name was reused")
+        extra = {n for n in (train_op.global_step, optimizer) if n} | var_list
+        if optimizer in self.fed_rates:
+            train_op.learning_rate, rate_reads = self.fed_rates[optimizer]
+            extra |= renamed_reads(self.block, item, rate_reads)
+        item.kind, item.reads = Kind.TRAIN_OP, frozenset(renamed_reads(self.block, item, facts.reads) | extra)
+        item.python_reads = frozenset(facts.python_reads)
+        self.block.train_ops[name] = train_op
+
+    def _check_train_op(self, train_op) -> None:
+        schedule = self.optimizer_schedules.get(train_op.optimizer)
+        if schedule and self.block.schedules[schedule] != train_op.global_step:
+            raise Refusal(train_op.node, "the learning-rate schedule reads a step that this minimize() does not "
+                                         "increment (Keras schedules follow optimizer.iterations)")
+        step = train_op.global_step
+        if step and step not in self.block.trainable_state:
+            raise Refusal(train_op.node, f"global_step '{step}' is not a variable of this program")

@@ -1,0 +1,156 @@
+"""Write a step function: `@tf.function` with an input signature made of the placeholders' dtype and
+shape (so NumPy feeds are converted as TF1 converted them, and nothing retraces), the graph statements
+of its slice in their original order and with their comments, a GradientTape step for a train op, and
+a return value shaped like the fetches (None where an operation was fetched, as `sess.run` gives)."""
+from __future__ import annotations
+
+import libcst as cst
+
+from transforms.graph.writing.assemble import tidy_body
+from transforms.graph.layers.keras_layers import LayerUse
+from transforms.graph.analysis.model import GraphBlock
+from transforms.graph.writing.plan import StepFunction
+from transforms.graph.sessions.runs import Fetch
+from transforms.common.syntax import code, load_names, replace_nodes, statement
+
+
+class FunctionWriter:
+    def __init__(self, block: GraphBlock, layer_uses: dict[int, list[LayerUse]], local_names) -> None:
+        self.block = block
+        self.layer_uses = layer_uses
+        self.local_names = local_names  # NameAllocator for tape / variables / gradients
+        self.train_op_values: dict[str, str] = {}  # train ops that evaluate to their loss -> its name
+
+    def write(self, function: StepFunction, trainable: list[str]) -> cst.FunctionDef:
+        constants = {name: value for name, value in function.constants.items()}
+        bodies = [self._body(index, constants) for index in function.items]
+        statements: list[cst.BaseStatement] = []
+        if function.train_op:
+            last_tape = max(function.tape_items)
+            inside = [b for i, b in zip(function.items, bodies) if i <= last_tape]
+            after = [b for i, b in zip(function.items, bodies) if i > last_tape]
+            statements += self._train_step(function, inside, after, trainable, constants)
+        else:
+            statements += bodies
+        returned = self._returned(function.sites[0].fetch, {**constants, **self.block.aliases})
+        if returned is not None:
+            statements.append(statement(f"return {returned}"))
+        signature = f"def {function.name}({self._params(function)}):\n    pass\n"
+        header = cst.parse_statement(self._decorator(function) + signature)
+        return header.with_changes(body=cst.IndentedBlock(body=tidy_body(statements)))
+
+    def _decorator(self, function: StepFunction) -> str:
+        if not function.args:
+            return "@tf.function\n"
+        specs = []
+        for name in function.args:
+            placeholder = self.block.placeholders[name]
+            specs.append(f"tf.TensorSpec({placeholder.shape}, {placeholder.dtype})")
+        one_line = f"@tf.function(input_signature=[{', '.join(specs)}])\n"
+        if len(one_line) <= 100:
+            return one_line
+        return "@tf.function(input_signature=[\n" + "".join(f"    {spec},\n" for spec in specs) + "])\n"
+
+    def _params(self, function: StepFunction) -> str:
+        params = []
+        for name in function.args:
+            default = self.block.placeholders[name].default
+            params.append(f"{name}={code(default)}" if default is not None else name)
+        return ", ".join(params)
+
+    def _body(self, index: int, constants: dict[str, str]) -> cst.BaseStatement:
+        item = self.block.items[index]
+        replacements = {}
+        for use in self.layer_uses.get(index, []):
+            replacements[id(use.call)] = layer_call(use)
+        replacements.update(_constant_replacements(item.node, {**constants, **item.renames}))
+        replacements.update({key: (lambda _, text=text: cst.parse_expression(text))
+                             for key, text in self.block.member_aliases.items()})
+        body = replace_nodes(item.body or item.node, replacements)
+        return body.with_changes(leading_lines=[*item.leading, *body.leading_lines])
+
+    def _train_step(self, function, inside, after, trainable, constants) -> list[cst.BaseStatement]:
+        train_op = function.train_op
+        tape, variables, gradients = (self.local_names.fresh(n) for n in ("tape", "variables", "gradients"))
+        renames = self.block.items[self.block.last_definition(train_op.name)].renames
+        loss = code(replace_nodes(train_op.loss, _constant_replacements(train_op.loss, {**constants, **renames})))
+        if not isinstance(train_op.loss, cst.Name):
+            loss_name = self.local_names.fresh("loss")
+            inside = inside + [statement(f"{loss_name} = {loss}")]
+            loss = loss_name
+        with_tape = cst.parse_statement(f"with tf.GradientTape() as {tape}:\n    pass\n")
+        lines = [with_tape.with_changes(body=cst.IndentedBlock(body=tidy_body(inside)))] + after
+        variable_list = code(train_op.var_list) if train_op.var_list is not None else _variable_list(
+            trainable, self.block)
+        if len(variable_list) + len(variables) > 90:
+            variable_list = "(\n    " + "\n    + ".join(variable_list.split(" + ")) + "\n)"
+        lines += [statement(f"{variables} = {variable_list}"),
+                  statement(f"{gradients} = {tape}.gradient({loss}, {variables})")]
+        if train_op.learning_rate is not None:
+            rate = replace_nodes(train_op.learning_rate, _constant_replacements(train_op.learning_rate,
+                                                                                {**constants, **renames}))
+            lines.append(statement(f"{train_op.optimizer}.learning_rate = {code(rate)}"))
+        if train_op.clip_norm is not None:  # slim clips each gradient on its own
+            lines.append(statement(f"{gradients} = [None if gradient is None else tf.clip_by_norm(gradient, "
+                                   f"{code(train_op.clip_norm)}) for gradient in {gradients}]"))
+        lines.append(statement(f"{train_op.optimizer}.apply_gradients(zip({gradients}, {variables}))"))
+        if train_op.global_step:
+            lines.append(statement(f"{train_op.global_step}.assign_add(1)"))
+        if train_op.check_numerics:
+            lines.append(statement(f"{loss} = tf.debugging.check_numerics({loss}, 'LossTensor is inf or nan')"))
+        if train_op.returns_loss:
+            self.train_op_values[train_op.name] = loss
+        return lines
+
+    def _returned(self, fetch: Fetch, constants: dict[str, str]) -> str | None:
+        if fetch.shape == "op":
+            return None
+        return _render(fetch, constants, self.train_op_values)
+
+
+def _render(fetch: Fetch, constants: dict[str, str], train_op_values: dict[str, str]) -> str:
+    if fetch.shape == "op":
+        return "None"
+    if fetch.shape == "loss":
+        return train_op_values[fetch.node.value]
+    if fetch.shape in ("tensor", "summary"):
+        return code(replace_nodes(fetch.node, _constant_replacements(fetch.node, constants)))
+    parts = [_render(child, constants, train_op_values) for child in fetch.children]
+    if fetch.shape == "dict":
+        return "{" + ", ".join(f"{code(key)}: {part}" for key, part in zip(fetch.keys, parts)) + "}"
+    if fetch.shape == "tuple":
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+    return "[" + ", ".join(parts) + "]"
+
+
+def _variable_list(trainable: list[str], block: GraphBlock) -> str:
+    pieces, plain = [], []
+    for name in trainable:
+        if name in block.variable_dicts or name in block.layer_objects:
+            if plain:
+                pieces.append("[" + ", ".join(plain) + "]")
+                plain = []
+            pieces.append(f"list({name}.values())" if name in block.variable_dicts else f"{name}.trainable_variables")
+        else:
+            plain.append(name)
+    if plain or not pieces:
+        pieces.append("[" + ", ".join(plain) + "]")
+    return " + ".join(pieces)
+
+
+def layer_call(use: LayerUse):
+    """Replacement maker: the TF1 layer call becomes a call of its Keras object."""
+    positions = {id(arg.value): index for index, arg in enumerate(use.call.args)}
+
+    def make(updated: cst.Call) -> cst.BaseExpression:
+        def render(original: cst.BaseExpression) -> str:
+            index = positions.get(id(original))
+            return code(updated.args[index].value) if index is not None else code(original)
+        return cst.parse_expression(use.call_code(render))
+    return make
+
+
+def _constant_replacements(node: cst.CSTNode, constants: dict[str, str]) -> dict:
+    """Replace the names in `constants` (placeholders fed one literal, renamed state) where read."""
+    return {id(n): (lambda _, text=constants[n.value]: cst.parse_expression(text))
+            for n in load_names(node) if n.value in constants}

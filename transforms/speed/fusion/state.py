@@ -1,0 +1,204 @@
+"""What a module holds that a fused loop must know about (TFM301): its step functions (tf.functions
+with an input_signature and a clear output structure), the names bound to TensorFlow state or
+functions (which a fused loop body must not read), and which calls in a loop body are plain Python.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import libcst as cst
+
+from transforms.speed.fusion.names import LOOP_SUFFIX
+from transforms.common.graph_symbols import _in, table
+from transforms.speed.fusion.plan import StepFunction
+from transforms.speed.fusion.scan import callee_name, calls_in, names_bound, names_read, step_outputs
+
+SAFE_BUILTINS = frozenset({
+    "print", "float", "int", "str", "bool", "len", "round", "abs", "min", "max", "repr", "format",
+    "list", "tuple", "dict", "set", "sorted", "sum", "enumerate", "zip", "range", "slice", "isinstance",
+})
+SAFE_METHODS = frozenset({"numpy", "item", "tolist", "append", "extend", "format", "ravel", "mean",
+                          "sum", "max", "min", "argmax", "astype", "reshape", "flatten", "join", "get"})
+PURE_MODULES = ("numpy.", "json.", "math.")
+# Keras layers whose call only reads their weights: no statistics, no random state (with no dropout
+# and not `stateful`), so an evaluation calling them reads the model as a plain function would.
+READ_ONLY_LAYERS = frozenset(f"tf.keras.layers.{name}" for name in (
+    "Dense", "GRU", "LSTM", "SimpleRNN", "Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose", "Embedding",
+    "Flatten", "Reshape", "MaxPooling1D", "MaxPooling2D", "MaxPooling3D", "MaxPool2D", "AveragePooling1D",
+    "AveragePooling2D", "AvgPool2D", "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
+    "GlobalMaxPooling2D", "Activation", "LayerNormalization", "Bidirectional"))
+STATE_KEYWORDS = ("dropout", "recurrent_dropout", "stateful")
+
+
+@dataclass
+class ModuleFacts:
+    steps: dict[str, StepFunction] = field(default_factory=dict)
+    state: set[str] = field(default_factory=set)
+    plain: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    opaque: frozenset[str] = frozenset()  # may hold TensorFlow objects: see `collect_facts`
+    read_only_layers: frozenset[str] = frozenset()  # names bound once to a READ_ONLY_LAYERS layer
+    qualified: Callable[[cst.CSTNode], set[str]] = lambda node: set()
+    tf_names: Callable[[cst.CSTNode], set[str]] = lambda node: set()
+
+    def logs(self, call: cst.Call) -> bool:
+        """Whether `call` only logs (`tf.logging.info`, absl's `logging.info`: the `loop_logging` table):
+        plain Python on values already fetched, replayed with the loop's other per-step Python work."""
+        names = self.tf_names(call.func) or self.qualified(call.func)  # canonical tf. names first
+        return bool(names) and all(_in(name, loop_logging()) for name in names)
+
+    def call_problem(self, call: cst.Call, depth: int = 0) -> str | None:
+        """Why `call` in a fused loop body might touch TensorFlow state, or None for plain Python."""
+        func = call.func
+        if self.logs(call):
+            return None
+        if isinstance(func, cst.Name) and func.value in SAFE_BUILTINS and func.value not in self.plain:
+            return None
+        if isinstance(func, cst.Attribute) and (func.attr.value in SAFE_METHODS or any(
+                name.startswith(PURE_MODULES) for name in self.qualified(func))):
+            return None
+        if isinstance(func, cst.Name) and func.value in self.plain and depth < 3:
+            return self._plain_problem(self.plain[func.value], depth)
+        return f"loop body calls `{cst.Module([]).code_for_node(func)}`, which may read TensorFlow state"
+
+    def _plain_problem(self, function: cst.FunctionDef, depth: int) -> str | None:
+        touched = sorted(set(names_read(function.body)) & self.state)
+        if touched:
+            return f"loop body calls `{function.name.value}`, which reads `{touched[0]}`"
+        calls: list[cst.Call] = []
+
+        class Collector(cst.CSTVisitor):
+            def visit_Call(self, node: cst.Call) -> None:
+                calls.append(node)
+
+            def visit_Global(self, node) -> None:
+                calls.append(None)
+
+        function.body.visit(Collector())
+        if None in calls:
+            return f"loop body calls `{function.name.value}`, which rebinds globals"
+        return next((p for p in (self.call_problem(c, depth + 1) for c in calls) if p), None)
+
+
+def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
+    """Scan `module` once; `tf_names(node)` gives a node's TensorFlow names (metadata-backed)."""
+    facts = ModuleFacts(qualified=qualified, tf_names=tf_names)
+    assignments: list[cst.Assign] = []
+
+    class Scanner(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            decorators = [d.decorator for d in node.decorators]
+            if any(_is_tf_function(d, tf_names) for d in decorators):
+                facts.state.add(node.name.value)
+                step = _step_function(node, decorators, tf_names)
+                if step is not None:
+                    facts.steps[node.name.value] = step
+            elif not decorators:
+                facts.plain[node.name.value] = node
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            assignments.append(node)
+            if _mentions_tf(node.value, tf_names) and not _is_flag_values(node.value, tf_names, qualified):
+                facts.state |= names_bound([node])
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if tf_names(node):
+                facts.state.add(node.value)
+
+    module.visit(Scanner())
+    for name in facts.steps:
+        facts.plain.pop(name, None)
+    # Multi-step functions this transform wrote are not steps to fuse again (that would not be stable).
+    for name in [n for n in facts.steps if n.endswith(LOOP_SUFFIX) and n[: -len(LOOP_SUFFIX)] in facts.steps]:
+        del facts.steps[name]
+    # A name bound to what a call returns may hold a model or a variable (`model = build_model()`),
+    # unless the call is plain Python by the same rules as a loop body's calls.
+    opaque = {"self", "cls"}
+    for node in assignments:
+        calls = calls_in(node.value)
+        if any(facts.call_problem(call) for call in calls if callee_name(call) not in facts.steps):
+            opaque |= names_bound([node])
+    facts.opaque = frozenset(opaque - facts.state)
+    facts.read_only_layers = _read_only_layers(assignments, tf_names)
+    return facts
+
+
+def _read_only_layers(assignments: list[cst.Assign], tf_names) -> frozenset[str]:
+    """Names bound exactly once in the module, to a read-only Keras layer (see READ_ONLY_LAYERS)."""
+    kinds: dict[str, list[bool]] = {}
+    for node in assignments:
+        single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
+        for name in names_bound([node]):
+            kinds.setdefault(name, []).append(single and _read_only_layer(node.value, tf_names))
+    return frozenset(name for name, found in kinds.items() if found == [True])
+
+
+def _read_only_layer(node: cst.BaseExpression, tf_names) -> bool:
+    if not (isinstance(node, cst.Call) and tf_names(node.func) and tf_names(node.func) <= READ_ONLY_LAYERS):
+        return False
+    for arg in node.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if arg.star or keyword in STATE_KEYWORDS and not (
+                isinstance(arg.value, (cst.Integer, cst.Float)) and float(arg.value.value) == 0
+                or isinstance(arg.value, cst.Name) and arg.value.value == "False"):
+            return False
+    if "tf.keras.layers.Bidirectional" in tf_names(node.func):
+        return bool(node.args) and _read_only_layer(node.args[0].value, tf_names)
+    return True
+
+
+@lru_cache(maxsize=1)
+def loop_logging() -> tuple[str, ...]:
+    return tuple(table("graph_api")["loop_logging"])
+
+
+
+
+def _is_tf_function(decorator: cst.BaseExpression, tf_names) -> bool:
+    target = decorator.func if isinstance(decorator, cst.Call) else decorator
+    return "tf.function" in tf_names(target)
+
+
+def _step_function(node: cst.FunctionDef, decorators, tf_names) -> StepFunction | None:
+    """A tf.function with a literal input_signature list (or no parameters at all, as a step reading
+    a dataset iterator has) and a clear output structure."""
+    for decorator in decorators:
+        if not _is_tf_function(decorator, tf_names):
+            continue
+        if not isinstance(decorator, cst.Call):
+            outputs = step_outputs(node)
+            parameters = node.params
+            bare = not (parameters.params or parameters.posonly_params or parameters.kwonly_params
+                        or isinstance(parameters.star_arg, cst.Param) or parameters.star_kwarg)
+            return StepFunction(node.name.value, (), (), outputs) if bare and outputs is not None else None
+        signature = next((a.value for a in decorator.args if a.keyword and a.keyword.value == "input_signature"),
+                         None)
+        outputs = step_outputs(node)
+        if not isinstance(signature, cst.List) or outputs is None:
+            return None
+        params = tuple(p.name.value for p in node.params.params)
+        return StepFunction(node.name.value, params, tuple(e.value for e in signature.elements), outputs)
+    return None
+
+
+def _is_flag_values(node: cst.BaseExpression, tf_names, qualified) -> bool:
+    """`FLAGS = tf.app.flags.FLAGS` (or absl's): parsed command-line values, not graph state."""
+    names = tf_names(node) | qualified(node)
+    return bool(names) and all(name.endswith("flags.FLAGS") for name in names)
+
+
+def _mentions_tf(node: cst.CSTNode, tf_names) -> bool:
+    found: list[bool] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            if not found and tf_names(name):
+                found.append(True)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> None:
+            if not found and tf_names(attribute):
+                found.append(True)
+
+    node.visit(Finder())
+    return bool(found)
