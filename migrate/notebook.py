@@ -4,6 +4,7 @@ rewrite and restored after; outputs, metadata and markdown cells are kept as the
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 import nbformat
@@ -17,9 +18,9 @@ _MAGIC_MARK = "# <tf-migrate magic {}>"
 _MAGIC_MARK_RE = re.compile(r"# <tf-migrate magic (\d+)>")
 
 
-def migrate_notebook(path: str, data: bytes, options) -> FileResult:
-    from migrate.runner import migrate_text
-
+def migrate_notebook(path: str, data: bytes, migrate_source: Callable[[str], FileResult]) -> FileResult:
+    """Migrate a notebook's code cells as one program with `migrate_source` (the runner's per-text
+    migration), then split the result back into the cells."""
     try:
         notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
         nbformat.validate(notebook)
@@ -28,7 +29,7 @@ def migrate_notebook(path: str, data: bytes, options) -> FileResult:
     cells = _python_cells(notebook)
     magics: list[str] = []
     joined = "".join(_CELL_MARK.format(i) + "\n" + _mask(cells[i], magics) + "\n" for i in sorted(cells))
-    result = migrate_text(path, joined, options)
+    result = migrate_source(joined)
     if result.status != "changed":
         return replace(result, old_source=None, new_source=None)
     new_cells = _split(result.new_source, magics, set(cells))

@@ -160,7 +160,7 @@ def migrate_path(path: str, options: Options = Options()) -> FileResult:
             data = handle.read()
         if path.endswith(".ipynb"):
             from migrate.notebook import migrate_notebook
-            return migrate_notebook(path, data, options)
+            return migrate_notebook(path, data, lambda source: migrate_text(path, source, options))
         decoded = decode_python(data)
         result = migrate_text(path, decoded.text, options)
         if result.status == "changed":

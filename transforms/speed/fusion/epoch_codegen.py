@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from transforms.speed.fusion.plan import StepFunction
+from transforms.speed.fusion.state import StepFunction
 from transforms.speed.fusion.scan import is_none
 
 LOOP_CALL = "loop"

@@ -7,12 +7,9 @@ converts NumPy arrays exactly as the step function's own signature did, once ins
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import libcst as cst
 
-if TYPE_CHECKING:
-    from transforms.speed.fusion.plan import StepFunction
+from transforms.speed.fusion.state import StepFunction
 
 
 def loop_params(call: cst.Call, step: StepFunction, per_step, scheduled=frozenset()) -> tuple | str:

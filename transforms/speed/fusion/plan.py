@@ -32,18 +32,11 @@ from transforms.speed.fusion.body import (
     scheduled_values,
 )
 from transforms.speed.fusion.params import loop_params
-from transforms.speed.fusion.scan import Outputs, callee_name, calls_in, leaving_statement, names_bound
+from transforms.speed.fusion.scan import callee_name, calls_in, leaving_statement, names_bound
+from transforms.speed.fusion.state import StepFunction
 
 NO_STEP_CALL = "loop body calls no step function"
 INDEX_SPEC = "tf.TensorSpec([None], tf.int64)"  # an index array (`order`, for `X[order[a:b]]`)
-
-
-@dataclass(frozen=True)
-class StepFunction:
-    name: str
-    params: tuple[str, ...]
-    specs: tuple[cst.BaseExpression, ...]  # its input_signature, one TensorSpec per parameter
-    outputs: Outputs
 
 
 @dataclass(frozen=True)

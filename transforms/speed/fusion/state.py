@@ -12,8 +12,7 @@ import libcst as cst
 
 from transforms.speed.fusion.names import LOOP_SUFFIX
 from transforms.common.graph_symbols import _in, table
-from transforms.speed.fusion.plan import StepFunction
-from transforms.speed.fusion.scan import callee_name, calls_in, names_bound, names_read, step_outputs
+from transforms.speed.fusion.scan import Outputs, callee_name, calls_in, names_bound, names_read, step_outputs
 
 SAFE_BUILTINS = frozenset({
     "print", "float", "int", "str", "bool", "len", "round", "abs", "min", "max", "repr", "format",
@@ -30,6 +29,16 @@ READ_ONLY_LAYERS = frozenset(f"tf.keras.layers.{name}" for name in (
     "AveragePooling2D", "AvgPool2D", "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling1D",
     "GlobalMaxPooling2D", "Activation", "LayerNormalization", "Bidirectional"))
 STATE_KEYWORDS = ("dropout", "recurrent_dropout", "stateful")
+
+
+@dataclass(frozen=True)
+class StepFunction:
+    """A step function of the module: a tf.function whose calls a loop may fuse."""
+
+    name: str
+    params: tuple[str, ...]
+    specs: tuple[cst.BaseExpression, ...]  # its input_signature, one TensorSpec per parameter
+    outputs: Outputs
 
 
 @dataclass
