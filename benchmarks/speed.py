@@ -17,17 +17,19 @@ speed). `--scale K` (default 10) runs each for K times its steps: a copy of the 
 module-level `STEPS` / `EPOCHS` constant multiplied, or its step-count flag (EXAMPLE_ARGS) scaled.
 Equivalence is judged on those longer runs too.
 
-    python benchmarks/speed.py [--repeats 3] [--variants plain,fused] [--scale 10] [--label NAME] [EXAMPLE ...]
+    python benchmarks/speed.py [--repeats 3] [--variants plain,fused] [--scale 10] [--label SUFFIX] [EXAMPLE ...]
 """
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import math
 import os
 import platform
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 from importlib import metadata
@@ -62,7 +64,24 @@ def scaled_example(path: Path, scale: int, work: str) -> tuple[Path, tuple[str, 
 def machine() -> dict:
     model = next((line.split(":", 1)[1].strip() for line in _cpuinfo() if line.startswith("model name")), None)
     return {"cpu": model or platform.processor(), "cores": os.cpu_count(), "python": platform.python_version(),
-            "tensorflow": metadata.version("tensorflow"), "platform": platform.platform()}
+            "tensorflow": metadata.version("tensorflow"), "platform": platform.platform(), "gpu": _gpu_name()}
+
+
+def _gpu_name() -> str | None:
+    """The first NVIDIA GPU's name when one is visible (the harness then runs both sides on it)."""
+    try:
+        listing = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return listing.splitlines()[0].split(":", 1)[1].split("(")[0].strip() if listing.startswith("GPU") else None
+
+
+def result_name(variants: list[str], scale: int, about: dict, label: str = "") -> str:
+    """Result files say what they measured: e.g. speed-fused-10x-cpu-2cores-2026-11-25."""
+    day = datetime.date.today().isoformat()
+    device = "gpu" if about.get("gpu") else "cpu"
+    parts = ["speed", "+".join(variants), f"{scale}x", device, f"{about['cores']}cores", day, label]
+    return "-".join(part for part in parts if part)
 
 
 def _cpuinfo() -> list[str]:
@@ -157,7 +176,8 @@ def render_text(table: list[list[str]], means: dict) -> str:
 
 def render_markdown(report: dict, table: list[list[str]]) -> str:
     about = report["machine"]
-    about_line = (f"Machine: {about['cpu']}, {about['cores']} cores; Python {about['python']}, "
+    gpu = f", GPU {about['gpu']}" if about.get("gpu") else ", no GPU"
+    about_line = (f"Machine: {about['cpu']}, {about['cores']} cores{gpu}; Python {about['python']}, "
                   f"TensorFlow {about['tensorflow']}. {report['repeats']} repeats, medians; each example run for "
                   f"{report.get('scale', 1)}x its steps (where it has a STEPS/EPOCHS constant or step flag); ratio = migrated "
                   "steps/s / legacy steps/s in the same repeat (steady state, warm-up excluded); wall ratio = "
@@ -175,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--variants", default="plain,fused")
     parser.add_argument("--scale", type=int, default=10, help="run each example K times its steps")
-    parser.add_argument("--label", default="latest")
+    parser.add_argument("--label", default="", help="appended to the result files' name")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
     args = parser.parse_args(argv)
     variants = [name for name in args.variants.split(",") if name]
@@ -188,16 +208,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{number}/{len(paths)}] {path.name}", file=sys.stderr, flush=True)
             results.append(run_example(path, variants, args.repeats, work, args.scale))
     means = {name: geometric_mean([r["variants"][name]["ratio"] for r in results]) for name in variants}
-    report = {"label": args.label, "machine": machine(), "repeats": args.repeats, "scale": args.scale,
+    about = machine()
+    label = result_name(variants, args.scale, about, args.label)
+    report = {"label": label, "machine": about, "repeats": args.repeats, "scale": args.scale,
               "variants": variants,
               "results": results, "geomean": means}
     table = rows(results, variants)
     print(render_text(table, means))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / f"speed_{args.label}.json").write_text(json.dumps(report, indent=1) + "\n")
-    (out / f"speed_{args.label}.md").write_text(render_markdown(report, table))
-    print(f"written: {out / f'speed_{args.label}.json'} and .md", file=sys.stderr)
+    (out / f"{label}.json").write_text(json.dumps(report, indent=1) + "\n")
+    (out / f"{label}.md").write_text(render_markdown(report, table))
+    print(f"written: {out / label}.json and .md", file=sys.stderr)
     return 0
 
 

@@ -5,7 +5,7 @@
 tf.data calls a `map` function once per element; for a cheap function that call is most of the
 pipeline's cost (`benchmarks/dataset_map.py` on data_epochs_layers.py's pipeline, 2-core CPU: a batch
 of 25 read in 0.92 ms with the map per element, 0.22 ms with it after `batch`, 0.11 ms without a map;
-benchmarks/results/dataset_map-cpu-2026-11-25.txt). This is the tf.data guide's "vectorized mapping".
+benchmarks/results/dataset-map-cpu-2cores-2026-11-25.txt). This is the tf.data guide's "vectorized mapping".
 Moving the map after the batch gives the same values in the same order when the function is
 element-wise and exact:
 
