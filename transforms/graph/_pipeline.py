@@ -53,11 +53,12 @@ class GraphProgram(GraphResolver):
         check_placement(functions, self)
         check_metric_runs(functions, scanner.metrics.metrics)
         check_batch_norm(functions, scanner.layer_uses)
+        rewriter = CallSiteRewriter(self)
+        rewriter.choose_returns(functions)
         writer = FunctionWriter(block, scanner.layer_uses, names)
         definitions: dict[int, list[cst.FunctionDef]] = {}
         for function in sorted(functions, key=lambda f: (f.insert_at, min(self.line(s.call) for s in f.sites))):
             definitions.setdefault(function.insert_at, []).append(writer.write(function, planner.trainable(function)))
-        rewriter = CallSiteRewriter(self)
         rewriter.replacements.update(outside_replacements(self, block, scanner))
         rewriter.replacements.update(nested_session_replacements(sessions, block, flattener))
         rewriter.replacements.update(variable_list_replacements(block, scanner))

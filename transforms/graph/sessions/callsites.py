@@ -41,6 +41,25 @@ class CallSiteRewriter:
         for site, function in contexts:
             self._rewrite_site(site, function)
 
+    def choose_returns(self, functions: list[StepFunction]) -> None:
+        """Each function returns its fetch less the operations in it (`return loss`, not
+        `return [None, loss]`) when every run site can do without their places: the run's value is
+        discarded, or unpacked with `_` (or a name never read) where the operations were."""
+        for function in functions:
+            fetch = function.sites[0].fetch
+            compact = fetch.without_operations()
+            if compact is not fetch and all(self._ignores_operations(site) for site in function.sites):
+                function.returns = compact
+
+    def _ignores_operations(self, site: RunSite) -> bool:
+        if isinstance(self.resolver.parent(site.call), cst.Expr):
+            return True
+        _, pairs = self._targets(site)
+        return len(pairs) > 1 and all(self._never_read(name) for name, leaf in pairs if leaf.shape == "op")
+
+    def _never_read(self, name: cst.Name) -> bool:
+        return name.value == "_" or not any(a.references for a in self.resolver.assignments_of(name))
+
     def _remove_statement(self, call: cst.Call, what: str) -> None:
         parent = self.resolver.parent(call)
         if not isinstance(parent, cst.Expr):
@@ -68,6 +87,8 @@ class CallSiteRewriter:
     def _rewrite_site(self, site: RunSite, function: StepFunction) -> None:
         assign, pairs = self._targets(site)
         make_call = _call_maker(site, function)
+        if function.returns is not None and assign is not None:
+            self._unpack_values_only(assign, pairs)
         if len(pairs) == 1 and pairs[0][1].children and self._convert_item_uses(*pairs[0]):
             self.replacements[id(site.call)] = make_call
             return
@@ -98,6 +119,17 @@ class CallSiteRewriter:
             line = self.resolver.parent(assign)
             self.replacements[id(line)] = lambda updated: cst.FlattenSentinel(
                 [updated] + [statement(line) for line in later])
+
+    def _unpack_values_only(self, assign: cst.Assign, pairs: list) -> None:
+        """`_, loss_value = ...` -> `loss_value = ...`: the targets of what the function returns."""
+        kept = [name for name, leaf in pairs if leaf.shape != "op"]
+        target = assign.targets[0].target
+        if len(kept) == 1:
+            self.replacements[id(target)] = lambda _: kept[0]
+        else:
+            elements = [element for element, (_, leaf) in zip(target.elements, pairs) if leaf.shape != "op"]
+            last = elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            self.replacements[id(target)] = lambda updated: updated.with_changes(elements=[*elements[:-1], last])
 
     def _convert_uses(self, name: cst.Name) -> bool:
         """Append `.numpy()` where the name is read, when it only ever holds fetched tensors."""

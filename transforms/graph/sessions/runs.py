@@ -36,6 +36,17 @@ class Fetch:
             return [self] if self.shape in ("tensor", "summary", "op", "loss", "init") else []
         return [leaf for child in self.children for leaf in child.leaves()]
 
+    def without_operations(self) -> Fetch:
+        """This fetch as a step function returns it when its callers do not need sess.run's shape:
+        a list or tuple less the operations fetched for their effect (sess.run gave None for them),
+        a single remaining value bare. Other fetches are returned as they are."""
+        kept = [child for child in self.children if child.shape != "op"]
+        if self.shape not in ("list", "tuple") or len(kept) == len(self.children):
+            return self
+        if len(kept) == 1:
+            return kept[0]
+        return Fetch(self.shape, self.node, kept) if kept else Fetch("op", self.node)
+
 
 @dataclass
 class RunSite:

@@ -9,7 +9,7 @@ import libcst as cst
 
 from transforms.graph.layers.keras_layers import NameAllocator
 from transforms.graph.analysis.model import GraphBlock, Kind, TrainOp
-from transforms.graph.sessions.runs import RunSite
+from transforms.graph.sessions.runs import Fetch, RunSite
 from transforms.common.syntax import Refusal, code, is_literal
 
 
@@ -26,6 +26,11 @@ class StepFunction:
     loss_slice: list[int] = field(default_factory=list)  # the train op and what its loss depends on
     tape_items: list[int] = field(default_factory=list)  # the graph statements among them
     insert_at: int = 0                       # the item before which the function is defined
+    returns: Fetch | None = None             # what it returns: its sites' fetch, or that less the ops
+
+    @property
+    def returned(self) -> Fetch:
+        return self.returns or self.sites[0].fetch
 
 
 class Planner:

@@ -1,7 +1,7 @@
 """Write a step function: `@tf.function` with an input signature made of the placeholders' dtype and
 shape (so NumPy feeds are converted as TF1 converted them, and nothing retraces), the graph statements
 of its slice in their original order and with their comments, a GradientTape step for a train op, and
-a return value shaped like the fetches (None where an operation was fetched, as `sess.run` gives)."""
+a return value holding what its callers read of the fetches (see CallSiteRewriter.choose_returns)."""
 from __future__ import annotations
 
 import libcst as cst
@@ -32,7 +32,7 @@ class FunctionWriter:
             statements += self._train_step(function, inside, after, trainable, constants)
         else:
             statements += bodies
-        returned = self._returned(function.sites[0].fetch, {**constants, **self.block.aliases})
+        returned = self._returned(function.returned, {**constants, **self.block.aliases})
         if returned is not None:
             statements.append(statement(f"return {returned}"))
         signature = f"def {function.name}({self._params(function)}):\n    pass\n"

@@ -1,20 +1,25 @@
 """The code a fused step loop becomes (TFM301): a multi-step `tf.function`, one call of it, and the
 Python loop over its stacked outputs that keeps the per-step Python work.
 
-    @tf.function(input_signature=[tf.TensorSpec([], tf.int32), <the arrays' specs>])
-    def train_step_loop(steps, x, y):
-        outputs = train_step.get_concrete_function().structured_outputs
-        stacked_1 = tf.TensorArray(outputs[1].dtype, size=stop - first, element_shape=outputs[1].shape)
-        for index in tf.range(steps):
-            step_outputs = train_step(x, y)
-            stacked_1 = stacked_1.write(index, step_outputs[1])
-        return [None, stacked_1.stack()]
+    @tf.function(input_signature=[tf.TensorSpec([], tf.int32), tf.TensorSpec([], tf.int32), <the arrays' specs>])
+    def train_step_loop(first, stop, x, y):
+        '''Runs `train_step` for steps first..stop-1 in one graph; returns each step's `loss`, stacked.'''
+        traced = train_step.get_concrete_function()
+        loss_per_step = tf.TensorArray(traced.output_dtypes, size=stop - first, element_shape=traced.output_shapes)
+        for step in tf.range(first, stop):
+            loss = train_step(x, y)
+            loss_per_step = loss_per_step.write(step - first, loss)
+        return loss_per_step.stack()
 
     train_step_outputs = train_step_loop(0, STEPS, x, y)
-    train_step_rows = [None, tf.unstack(train_step_outputs[1])]
+    train_step_rows = tf.unstack(train_step_outputs)
     for step in range(STEPS):
-        _, loss = [None, train_step_rows[1][step]]
+        loss_value = train_step_rows[step]
         ...
+
+A step function returning names (`return loss`, `return loss, accuracy`) gives the graph loop's
+values and stacks those names (`per_step_names`); other outputs (`return [None, loss]`, a dict)
+are held as `step_outputs` and `stacked_<key>`.
 
 The rows are unstacked once (one op) rather than indexed per step (one op each, far slower).
 """
@@ -30,7 +35,7 @@ from transforms.speed.fusion.body import assigned_names, assigned_pairs, evaluat
 from transforms.speed.fusion.scan import names_read
 from transforms.speed.fusion.plan import Plan
 
-GRAPH_LOCALS = frozenset({"first", "stop", "index", "outputs", "step_outputs",
+GRAPH_LOCALS = frozenset({"first", "stop", "index", "traced", "step_outputs",
                           "evaluates", "evaluated", "evaluation", "evaluations", "evaluation_outputs",
                           "stacked_evaluations"})
 REPLAY_INDEX = "step_index"
@@ -82,8 +87,8 @@ def step_parts(plan: Plan) -> list[tuple[int | None, object, cst.Call, int, str,
     functions returns one output structure per step function, in call order."""
     calls = plan.step_calls()
     if len(calls) == 1:
-        return [(None, plan.step, plan.call, plan.call_index, "stacked", "outputs")]
-    return [(j, step, call, index, "stacked" if j == 0 else f"stacked{j + 1}", "outputs" if j == 0 else f"outputs_{j + 1}")
+        return [(None, plan.step, plan.call, plan.call_index, "stacked", "traced")]
+    return [(j, step, call, index, "stacked" if j == 0 else f"stacked{j + 1}", "traced" if j == 0 else f"traced_{j + 1}")
             for j, (step, call, index) in enumerate(calls)]
 
 
@@ -121,12 +126,16 @@ def fused_function(plan: Plan, loop: cst.For, tf: str) -> str:
         called = ", then ".join(f"`{part.name}`" for part, _, _ in plan.step_calls())
         lines[-1] = (f'    """Runs {called} for steps first..stop-1 in one graph; outputs stacked, one row per step, '
                      'one structure per step function."""')
-    for _, part, _, _, base, structured in step_parts(plan):
-        pairs = leaves(plan, part, base)
+    named = per_step_names(plan, _graph_loop_names(plan, every, counter))
+    if named:
+        lines[-1] = (f'    """Runs `{step}` for steps first..stop-1 in one graph; returns each step\'s '
+                     f'{", ".join(f"`{name}`" for name in named)}, stacked."""')
+    for _, part, _, _, base, traced in step_parts(plan):
+        pairs = _named(leaves(plan, part, base), named)
         if pairs:
-            lines.append(f"    {structured} = {part.name}.get_concrete_function().structured_outputs")
-            lines += [f"    {ta} = {tf}.TensorArray({structured}{key}.dtype, size=stop - first, "
-                      f"element_shape={structured}{key}.shape)" for key, ta in pairs]
+            lines.append(f"    {traced} = {part.name}.get_concrete_function()")
+            lines += [f"    {ta} = {tf}.TensorArray({traced}.output_dtypes{key}, size=stop - first, "
+                      f"element_shape={traced}.output_shapes{key})" for key, ta in pairs]
     if ev:
         lines[2] = lines[2][:-4] + (f"; `{ev.step.name}` too at the steps where `evaluates` holds, its outputs "
                                     'stacked for those steps only"""')
@@ -145,16 +154,20 @@ def fused_function(plan: Plan, loop: cst.For, tf: str) -> str:
     if ev and ev.first:
         lines += _evaluation_lines(ev, counter, tf)
     for _, part, call, _, base, _ in step_parts(plan):
-        pairs = leaves(plan, part, base)
-        if pairs:
+        pairs = _named(leaves(plan, part, base), named)
+        if pairs and named:
+            lines.append(f"        {', '.join(named)} = {graph_code(plan, call, tf)}")
+            lines += [f"        {ta} = {ta}.write({counter} - first, {value})" for (_, ta), value in zip(pairs, named)]
+        elif pairs:
             lines.append(f"        step_outputs = {graph_code(plan, call, tf)}")
             lines += [f"        {ta} = {ta}.write({counter} - first, step_outputs{key})" for key, ta in pairs]
         else:
             lines.append(f"        {graph_code(plan, call, tf)}")
     if ev and not ev.first:
         lines += _evaluation_lines(ev, counter, tf)
+    stacked = _stacked_structure(plan, named)
     if ev:
-        steps = all_structure(plan, lambda j, key, ta: ta + '.stack()') if has_outputs(plan) else "None"
+        steps = stacked if has_outputs(plan) else "None"
         if ev.step.outputs.kind == "none":
             lines.append(f"    return ({steps}, None)")
         else:
@@ -162,8 +175,48 @@ def fused_function(plan: Plan, loop: cst.For, tf: str) -> str:
             lines.append(f"    return ({steps}, {tf}.nest.pack_sequence_as({ev.step.name}.get_concrete_function()"
                          ".structured_outputs, [None if e is None else next(stacked_evaluations) for e in evaluation]))")
     elif has_outputs(plan):
-        lines.append(f"    return {all_structure(plan, lambda j, key, ta: ta + '.stack()')}")
+        lines.append(f"    return {stacked}")
     return "\n".join(lines) + "\n"
+
+
+def per_step_names(plan: Plan, taken: set[str]) -> tuple[str, ...] | None:
+    """The names a lone step function returns (`return loss, accuracy`), to name its values in the
+    graph loop and their stacks `loss_per_step`...; None when they are not plain, distinct names
+    free there (the loop then uses `step_outputs` and `stacked_<key>`)."""
+    outputs = plan.step.outputs
+    if plan.more or outputs.kind not in ("single", "list", "tuple") or outputs.none_keys:
+        return None
+    names = outputs.names
+    if not names or "" in names or len(set(names)) != len(names):
+        return None
+    if ({*names, *(per_step(name) for name in names)}) & taken:
+        return None
+    return names
+
+
+def per_step(name: str) -> str:
+    return f"{name}_per_step"
+
+
+def _graph_loop_names(plan: Plan, params, counter: str) -> set[str]:
+    """Every name the multi-step function's body binds or reads besides the stacks of outputs."""
+    statements = [call for _, call, _ in plan.step_calls()] + list(plan.copied)
+    if plan.in_graph:
+        statements.append(plan.in_graph.call)
+    return {*GRAPH_LOCALS, counter, *(name for name, _ in params), *(name for name, _ in plan.scheduled),
+            *(name for s in statements for name in names_read(s)),
+            *(name for s in plan.copied for name in assigned_names(s))}
+
+
+def _named(pairs: list[tuple[str, str]], named: tuple[str, ...] | None) -> list[tuple[str, str]]:
+    """(key, TensorArray name) pairs, the stacks named after the values they hold when they can be."""
+    return [(key, per_step(name)) for (key, _), name in zip(pairs, named)] if named else pairs
+
+
+def _stacked_structure(plan: Plan, named: tuple[str, ...] | None) -> str:
+    """What the multi-step function returns: each output's stack, in the step's output structure."""
+    renamed = {ta: name for (_, ta), (_, name) in zip(leaves(plan), _named(leaves(plan), named))}
+    return all_structure(plan, lambda j, key, ta: renamed.get(ta, ta) + ".stack()")
 
 
 def _evaluation_lines(ev, counter: str, tf: str) -> list[str]:

@@ -117,6 +117,7 @@ class Outputs:
     keys: tuple = ()
     length: int = 0
     none_keys: tuple = ()
+    names: tuple = ()  # per key, the plain name the function returns there ("" for an expression)
 
 
 def step_outputs(function: cst.FunctionDef) -> Outputs | None:
@@ -137,7 +138,8 @@ def step_outputs(function: cst.FunctionDef) -> Outputs | None:
             return None
         keys = tuple(i for i, item in enumerate(items) if not is_none(item))
         nones = tuple(i for i, item in enumerate(items) if is_none(item))
-        return Outputs("list" if isinstance(value, cst.List) else "tuple", keys, len(items), nones)
+        names = tuple(_plain_name(items[i]) for i in keys)
+        return Outputs("list" if isinstance(value, cst.List) else "tuple", keys, len(items), nones, names)
     if isinstance(value, cst.Dict):
         keys, nones = [], []
         for element in value.elements:
@@ -145,7 +147,11 @@ def step_outputs(function: cst.FunctionDef) -> Outputs | None:
                 return None
             (nones if is_none(element.value) else keys).append(element.key.value)
         return Outputs("dict", tuple(keys), len(value.elements), tuple(nones))
-    return Outputs("single")
+    return Outputs("single", names=(_plain_name(value),))
+
+
+def _plain_name(node: cst.BaseExpression) -> str:
+    return node.value if isinstance(node, cst.Name) else ""
 
 
 def is_none(node: cst.BaseExpression) -> bool:
