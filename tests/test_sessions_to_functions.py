@@ -60,8 +60,16 @@ def test_a_name_that_also_holds_other_values_is_converted_where_it_is_bound():
 
 def test_unpacked_results_skip_the_train_op_and_convert_the_tensors():
     code, _, _ = convert(GRAPH + "total = 0\n_, total = sess.run([train_op, loss], {x: a, y: b})\nprint(total)\n")
-    assert "_, total = train_step(a, b)\ntotal = total.numpy()" in code
-    assert "return [None, loss]" in code
+    assert "total = train_step(a, b)\ntotal = total.numpy()" in code
+    assert "return loss\n" in code and "[None, loss]" not in code
+
+
+def test_the_fetched_structure_stays_where_a_caller_reads_the_train_ops_place():
+    read_whole = GRAPH + "results = sess.run([train_op, loss], {x: a, y: b})\nprint(results[1])\n"
+    read_op = GRAPH + "done, total = sess.run([train_op, loss], {x: a, y: b})\nprint(done, total)\n"
+    for program in (read_whole, read_op):
+        code, _, _ = convert(program)
+        assert "return [None, loss]" in code
 
 
 def test_results_used_inside_expressions_are_converted_in_place():
