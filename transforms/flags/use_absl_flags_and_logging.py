@@ -1,10 +1,13 @@
 """`tf.app.flags` / `tf.flags` / `tf.app.run` / `tf.logging` -> `absl.flags` / `absl.app` / `absl.logging`.
 
 TF1's modules were thin wrappers over absl, so flag names, defaults, help and the `main(argv)`
-convention carry over unchanged. Two traps are handled: absl already defines some flags (`log_dir`,
+convention carry over unchanged. Three traps are handled: absl already defines some flags (`log_dir`,
 `verbosity`, ...) and a script defining its own dies with DuplicateFlagError, so those definitions get
-`allow_override=True`; and a file that already binds `logging` (the standard library's) gets
-`absl_logging` instead of a clash.
+`allow_override=True`; a file that already binds `logging` (the standard library's) gets
+`absl_logging` instead of a clash; and TF1 parsed the command line on the first read of a flag while
+absl parses it in `app.run`, so a program reading flags at import time (module-level code, class
+bodies, default values) gets an explicit `FLAGS(sys.argv)` right before its first such read (a TF 1.4
+`FLAGS._parse_flags()` there becomes that parse).
 """
 from __future__ import annotations
 
@@ -12,8 +15,11 @@ import libcst as cst
 
 from transforms.base import TFTransform
 from transforms.common.qualnames import dotted_name
+from transforms.flags._import_time_reads import first_import_time_read
 
 MODULES = {"tf.app.flags": "flags", "tf.flags": "flags", "tf.logging": "logging", "tf.app": "app"}
+FLAG_VALUES = frozenset({"tf.app.flags.FLAGS", "tf.flags.FLAGS"})
+TF14_PARSE = "_parse_flags"  # TF 1.4's private FLAGS._parse_flags(); absl has no such method
 LOGGING_RENAMES = {"warn": "warning", "WARN": "WARNING"}
 # Flags absl itself defines once absl.logging / absl.app are imported (which TensorFlow does).
 ABSL_OWN_FLAGS = frozenset({
@@ -34,6 +40,40 @@ class UseAbslFlagsAndLogging(TFTransform):
         self.local_names = {module: (module if module not in taken else f"absl_{module}")
                             for module in ("flags", "app", "logging")}
         self.has_main = "main" in taken
+        self._plan_explicit_parse(node)
+
+    def _plan_explicit_parse(self, module: cst.Module) -> None:
+        """Find the first flag read that runs before app.run parses the command line (see
+        _import_time_reads), unless the program parses it itself."""
+        self.parse_before, self.values_name = None, None
+        aliases = {small.targets[0].target.value for statement in module.body
+                   if isinstance(statement, cst.SimpleStatementLine) for small in statement.body
+                   if isinstance(small, cst.Assign) and len(small.targets) == 1
+                   and isinstance(small.targets[0].target, cst.Name) and self.tf_name(small.value) in FLAG_VALUES}
+
+        def is_values(node: cst.BaseExpression) -> bool:
+            return (isinstance(node, cst.Name) and node.value in aliases) or self.tf_name(node) in FLAG_VALUES
+
+        if any(isinstance(node, cst.Call) and is_values(node.func) for node in _module_level_calls(module)):
+            return
+        read = first_import_time_read(module.body, lambda attribute: is_values(attribute.value))
+        if read is not None:
+            self.parse_before = read
+            self.values_name = next(iter(sorted(aliases)), None)
+
+    def on_leave(self, original, updated):
+        updated = super().on_leave(original, updated)
+        if original is not self.parse_before:
+            return updated
+        values = self.values_name or f"{self.local_names['flags']}.FLAGS"
+        self.add_import("sys")
+        parse = cst.parse_statement(f"{values}(sys.argv)\n")
+        self.report(original, "flags read before app.run: TF1 parsed the command line on the first read, "
+                    f"absl only in app.run; inserted {values}(sys.argv) before the first read", fixed=True)
+        if _is_tf14_parse(original):
+            return parse.with_changes(leading_lines=updated.leading_lines)
+        return cst.FlattenSentinel([parse.with_changes(leading_lines=updated.leading_lines),
+                                    updated.with_changes(leading_lines=[])])
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         """Rewrite the outermost matching attribute chain only: its parts are not visited."""
@@ -43,11 +83,21 @@ class UseAbslFlagsAndLogging(TFTransform):
         return (self._matches(original) and self._replacement(original)) or updated
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        return (self._matches(original) and self._replacement(original)) or updated
+        """A bare name is rewritten when it stands for one of the modules (`flags = tf.app.flags`
+        makes `flags` one); a name bound to something in them (`FLAGS = tf.flags.FLAGS`) keeps its
+        name, its binding's value is what changes."""
+        return (self.tf_name(original) in MODULES and self._replacement(original)) or updated
 
     def _matches(self, node: cst.BaseExpression) -> bool:
         name = self.tf_name(node) or ""
-        return any(name == prefix or name.startswith(prefix + ".") for prefix in MODULES)
+        return any(name == prefix or name.startswith(prefix + ".") for prefix in MODULES) and self._spelled_from_module(node)
+
+    def _spelled_from_module(self, node: cst.BaseExpression) -> bool:
+        """`tf.flags.FLAGS.x` and `flags.FLAGS.x` are rewritten; `FLAGS.x` after `FLAGS = tf.flags.FLAGS`
+        is not: the alias keeps its name and only its binding changes."""
+        while isinstance(node, cst.Attribute):
+            node = node.value
+        return not isinstance(node, cst.Name) or self.tf_name(node) in ("tf", *MODULES)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         name = self.tf_name(original.func) or ""
@@ -100,6 +150,20 @@ class UseAbslFlagsAndLogging(TFTransform):
                         "app.run(...)", fixed=False, severity="warning")
             return updated
         return updated.with_changes(args=[cst.Arg(cst.Name("main"))])
+
+
+def _module_level_calls(module: cst.Module) -> list[cst.Call]:
+    """Calls in module-level simple statements (an explicit `FLAGS(sys.argv)` is one)."""
+    return [small.value for statement in module.body if isinstance(statement, cst.SimpleStatementLine)
+            for small in statement.body if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)]
+
+
+def _is_tf14_parse(statement: cst.CSTNode) -> bool:
+    """`FLAGS._parse_flags()` as a statement of its own."""
+    if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
+        return False
+    call = statement.body[0].value if isinstance(statement.body[0], cst.Expr) else None
+    return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == TF14_PARSE
 
 
 def _flag_name(call: cst.Call) -> str | None:
