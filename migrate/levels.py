@@ -1,11 +1,13 @@
 """Classify how far a file is from TF2: tf2 (no TF1-only API left), compat (runs on tf.compat.v1),
-tf1 (TF1-only API that current TensorFlow no longer has), or none (no TensorFlow at all)."""
+tf1 (TF1-only API that current TensorFlow no longer has, or any TensorFlow name the installed
+TensorFlow's API lacks: transforms/common/api_paths.py), or none (no TensorFlow at all)."""
 from __future__ import annotations
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider
 
 from migrate.findings import Level
+from transforms.common.api_paths import missing_names
 from transforms.common.contrib_homes import removed_module
 from transforms.common.qualnames import canonical_tf_name
 from transforms.common.tables import EAGER_EQUIVALENTS, passes_tf2_keyword, symbol_table
@@ -21,7 +23,7 @@ def classify(module: cst.Module | MetadataWrapper) -> Level:
     tf_raw = {name for name in raw_names if canonical_tf_name(name) is not None}
     if not tf_raw:
         return "none"
-    if any(_is_tf1_only(name) for name in tf_raw):
+    if any(_is_tf1_only(name) for name in tf_raw) or missing_names(tf_raw):
         return "tf1"
     if any(name.startswith("tensorflow.compat.v1") for name in tf_raw):
         return "compat"

@@ -1,0 +1,62 @@
+"""Whatever level a file reaches, the migrated program runs on the TensorFlow we target: a program
+whose graph stays on compat.v1 with v1 layers selects legacy Keras (TFM106) and runs, and a file
+using a TensorFlow name the installed API lacks is judged tf1 with a finding naming it (TFM107)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from migrate.runner import migrate_path
+
+# TFM201 leaves this graph to the renames (its builder returns a tuple of expressions).
+KEPT_ON_COMPAT = '''import numpy as np
+import tensorflow as tf
+
+
+def build(scale=np.float32(2.0)):
+    x = tf.placeholder(tf.float32, [None, 3])
+    h = tf.layers.dense(x, 4, kernel_initializer=tf.constant_initializer(0.5))
+    return x, h * scale
+
+
+x, h = build()
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    print("RESULT total", sess.run(h, {x: [[1.0, 2.0, 3.0]]}).sum())
+'''
+
+GONE_FROM_TF2 = '''import tensorflow as tf
+
+classifier = tf.estimator.DNNClassifier(hidden_units=[4], feature_columns=[])
+'''
+
+
+def run(args: list[str], cwd) -> list[str]:
+    """The RESULT lines of a program run with Keras 3 selected (the program must select legacy Keras itself)."""
+    env = {key: value for key, value in os.environ.items() if key != "TF_USE_LEGACY_KERAS"}
+    done = subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return [line for line in done.stdout.splitlines() if line.startswith("RESULT")]
+
+
+def test_a_graph_kept_on_compat_v1_with_v1_layers_runs_on_plain_tf2(tmp_path):
+    legacy = tmp_path / "legacy.py"
+    legacy.write_text(KEPT_ON_COMPAT)
+    result = migrate_path(str(legacy))
+    assert result.level == "compat"
+    assert any(f.code == "TFM106" and f.fixed for f in result.findings)
+    migrated = tmp_path / "migrated.py"
+    migrated.write_text(result.new_source)
+    expected = run(["-m", "migrate.legacy_runtime", str(legacy)], tmp_path)
+    assert expected == ["RESULT total 24.0"]
+    assert run([str(migrated)], tmp_path) == expected
+
+
+def test_a_name_missing_from_the_installed_tensorflow_makes_the_file_tf1(tmp_path):
+    program = tmp_path / "estimator.py"
+    program.write_text(GONE_FROM_TF2)
+    result = migrate_path(str(program))
+    assert result.level == "tf1"
+    missing = [f for f in result.findings if f.code == "TFM107"]
+    assert len(missing) == 1 and missing[0].message.startswith("tf.estimator does not exist") and not missing[0].fixed
