@@ -73,9 +73,9 @@ def run_programs(programs: list[tuple[str, str]]) -> dict:
     return json.loads(child.stdout.strip().splitlines()[-1])
 
 
-def test_phase_order_normalizes_first_and_guards_last():
+def test_phase_order_normalizes_first_guards_after_the_renames_and_reports_what_is_missing_last():
     codes = [t.CODE for t in selected_transforms(select=("TFM1",))]
-    assert codes == ["TFM104", "TFM103", "TFM102", "TFM101", "TFM105"]
+    assert codes == ["TFM104", "TFM103", "TFM102", "TFM101", "TFM106", "TFM105", "TFM107"]
     everything = [t.CODE for t in selected_transforms()]
     assert everything.index("TFM104") == 0
 

@@ -205,3 +205,26 @@ def test_slim_table_knows_the_arg_scope_ops_and_their_shared_keys():
     assert ops["tf.contrib.slim.conv2d"]["key"] == ops["tf.contrib.layers.convolution2d"]["key"]
     assert ops["tf.contrib.layers.max_pool2d"]["parameters"][:3] == ["inputs", "kernel_size", "stride"]
     assert slim_table()["layer_aliases"]["tf.contrib.slim.fully_connected"] == "tf.contrib.layers.fully_connected"
+
+
+def test_every_rename_target_exists_in_the_api_paths_table(tables):
+    """The existence table that judges levels (api_paths.json) agrees with the rename table: every
+    name a rename writes exists in the installed API, legacy-Keras modules included."""
+    from transforms.common.api_paths import missing_part
+    symbols, _ = tables
+    missing = {target: missing_part(target) for target in symbols.renames.values() if missing_part(target)}
+    assert not missing
+
+
+def test_the_api_paths_table_describes_the_installed_tensorflow():
+    from importlib import metadata
+
+    from transforms.common.api_paths import tensorflow_version
+    assert tensorflow_version() == metadata.version("tensorflow"), "run scripts/generate_api_paths.py"
+
+
+@pytest.mark.slow
+def test_regenerating_the_api_paths_table_reproduces_it(tmp_path):
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "generate_api_paths.py"),
+                    "--output-dir", str(tmp_path)], check=True, capture_output=True, timeout=600)
+    assert (tmp_path / "api_paths.json").read_bytes() == (ROOT / "transforms" / "data" / "api_paths.json").read_bytes()
