@@ -2,10 +2,10 @@
 
 Whatever the other transforms could not convert is checked against the installed API
 (transforms/data/api_paths.json): a `tf.` chain through a module that does not export the next name
-(`tf.estimator`, `tf.examples.tutorials`, a TF1 name no table knows) fails when the line runs, so the
-file cannot reach a level above tf1. Each missing name is reported once, at its first use. tf.contrib is
-left to TFM101, which reports it with its replacement; private `tensorflow.python` modules are not
-API and not judged.
+(`tf.estimator`, a TF1 name no table knows) fails when the line runs, so the file cannot reach a level
+above tf1. Each missing name is reported once, at its first use. tf.contrib and the other removed
+modules (`tf.examples.tutorials`, ...) are left to TFM101, which reports them with their replacements;
+private `tensorflow.python` modules are not API and not judged.
 """
 from __future__ import annotations
 
