@@ -113,6 +113,15 @@ class GraphScanner:
         self.session_closes += facts.session_closes
         self.feed_dicts += facts.feed_dicts
 
+    def _lists_variables(self, value: cst.BaseExpression) -> bool:
+        """`tf.trainable_variables(...)`, or a list / tuple display of names bound to variables
+        (`theta_D = [D_W1, D_W2, D_b1, D_b2]`): what minimize(var_list=...) may be given."""
+        if isinstance(value, cst.Call):
+            return self.analyzer.category(value.func)[0] == "tf.trainable_variables"
+        return isinstance(value, (cst.List, cst.Tuple)) and bool(value.elements) and all(
+            isinstance(element.value, cst.Name) and self.kinds.get(element.value.value) is Kind.VARIABLE
+            for element in value.elements)
+
     def _assign(self, item: Item, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         small = item.node.body[0]
         if isinstance(small, cst.Assign) and self.analyzer.is_feed_dict(small):
@@ -120,8 +129,7 @@ class GraphScanner:
             return
         if self.metrics.convert(item, target, value):
             return
-        if isinstance(target, cst.Name) and isinstance(value, cst.Call) and \
-                self.analyzer.category(value.func)[0] == "tf.trainable_variables":
+        if isinstance(target, cst.Name) and self._lists_variables(value):
             self.analyzer.variable_list_names.add(target.value)  # may be a minimize(var_list=...)
         value = self._inline_iterator(item, value)
         if self.summaries.assign(item, target, value) or self.queues.assign(item, target, value):
