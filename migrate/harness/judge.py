@@ -16,7 +16,7 @@ def empty_report(program: Program) -> dict:
     return {"name": program.name, "legacy_path": program.legacy, "migrated_path": program.migrated,
             "migrated_by": "user" if program.migrated else "tf-migrate", "migration": None,
             "verdict": None, "reason": "", "sides": {}, "sites": [], "unpaired_migrated": [],
-            "results": [], "alignment": None, "randomness": None, "timing": None, "notes": []}
+            "results": [], "working_directory": None, "alignment": None, "randomness": None, "timing": None, "notes": []}
 
 
 def stop(report: dict, verdict: str, reason: str) -> dict:

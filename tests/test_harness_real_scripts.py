@@ -1,0 +1,183 @@
+"""`tf-migrate verify` on programs shaped like real scripts: relative data paths and outputs,
+unittest / tf.test programs, uncertain run-site pairings, unseeded programs under op determinism.
+
+Every program here is a small TF1 program written for these tests, with its hand-written TF2
+counterpart and run-site map.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from migrate.harness.workdir import materialise, plan_workdir, relocate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write(path: Path, source: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(source).lstrip())
+    return path
+
+
+def tree_digest(folder: Path) -> dict[str, str]:
+    """Relative path -> SHA-256 of every file under `folder` (links by their target)."""
+    digests = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink():
+            digests[str(path.relative_to(folder))] = "link:" + os.readlink(path)
+        elif path.is_file():
+            digests[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return digests
+
+
+def run_verify(cwd: Path, legacy: Path, migrated: Path | None, report: Path, *options: str,
+               env: dict | None = None) -> tuple[subprocess.CompletedProcess, dict]:
+    """`tf-migrate verify` as a user runs it from `cwd`; returns the process and its JSON report."""
+    command = [sys.executable, "-m", "migrate", "verify", str(legacy)] + ([str(migrated)] if migrated else [])
+    command += ["--steps", "20", "--timeout", "300", "--report", str(report), *options]
+    environment = dict(os.environ if env is None else env, PYTHONPATH=str(ROOT))
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=900, env=environment)
+    assert report.exists(), done.stderr[-4000:]
+    return done, json.loads(report.read_text())
+
+
+# -- working directory ----------------------------------------------------------------------------------
+
+def test_plan_copies_the_invocation_directory_then_the_program_folder_then_nothing(tmp_path):
+    user = tmp_path / "user"
+    write(user / "scripts" / "train.py", "print('hi')\n")
+    (user / "big.bin").write_bytes(b"\0" * 300_000)
+    (user / ".git").mkdir()
+    (user / ".git" / "pack").write_bytes(b"\0" * 900_000)  # never copied, never counted
+    scripts = str(user / "scripts")
+
+    plan = plan_workdir(str(user), scripts, limit_mb=0.5)
+    assert (plan.mode, plan.source, plan.note) == ("copy of invocation directory", str(user), None)
+    copy = materialise(plan, str(tmp_path / "side" / "cwd"))
+    assert sorted(os.listdir(copy)) == ["big.bin", "scripts"]
+    assert relocate(str(user / "scripts" / "train.py"), plan, copy) == os.path.join(copy, "scripts", "train.py")
+    assert relocate("/elsewhere/x.py", plan, copy) == "/elsewhere/x.py"
+
+    plan = plan_workdir(str(user), scripts, limit_mb=0.1)
+    assert plan.mode == "copy of program directory" and plan.source == scripts
+    assert "more than 0.1 MiB" in plan.note and f"resolve against {scripts}" in plan.note
+
+    (user / "scripts" / "weights.bin").write_bytes(b"\0" * 200_000)
+    plan = plan_workdir(str(user), scripts, limit_mb=0.1)
+    assert plan.mode == "empty" and plan.source is None and "--workdir-limit" in plan.note
+    assert plan_workdir(None, scripts).mode == "empty"
+
+
+FIT_LEGACY = '''
+    """Fits a line to data/train.csv (relative to the working directory); writes outputs beside it."""
+    import numpy as np
+    import tensorflow.compat.v1 as tf
+
+    tf.disable_v2_behavior()
+
+    data = np.loadtxt("data/train.csv", delimiter=",", dtype=np.float32)
+    features, targets = data[:, :2], data[:, 2:]
+    x = tf.placeholder(tf.float32, [None, 2])
+    y = tf.placeholder(tf.float32, [None, 1])
+    w = tf.get_variable("w", [2, 1])
+    b = tf.get_variable("b", [1], initializer=tf.zeros_initializer())
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for step in range(20):
+            _, value = sess.run([train_op, loss], {x: features, y: targets})
+        saver.save(sess, "checkpoints/model")
+    with open("log.txt", "a") as log:
+        log.write("legacy final loss %f\\n" % value)
+    with open("results/summary.txt", "w") as summary:
+        summary.write("overwritten by the legacy program\\n")
+    print("RESULT final_loss", float(value))
+'''
+FIT_TRAIN_LINE = 19
+
+FIT_TF2 = '''
+    """TF2 counterpart of fit_legacy.py."""
+    import numpy as np
+    import tensorflow as tf
+
+    data = np.loadtxt("data/train.csv", delimiter=",", dtype=np.float32)
+    features, targets = data[:, :2], data[:, 2:]
+    w = tf.Variable(tf.keras.initializers.GlorotUniform()([2, 1]), name="w")
+    b = tf.Variable(tf.zeros([1]), name="b")
+    optimizer = tf.keras.optimizers.SGD(learning_rate=0.1)
+
+
+    @tf.function
+    def train_step(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+        optimizer.apply_gradients(zip(tape.gradient(loss, [w, b]), [w, b]))
+        return None, loss
+
+
+    for step in range(20):
+        _, value = train_step(features, targets)
+    tf.train.Checkpoint(w=w, b=b).write("checkpoints/model")
+    with open("log.txt", "a") as log:
+        log.write("migrated final loss %f\\n" % float(value))
+    with open("results/summary.txt", "w") as summary:
+        summary.write("overwritten by the migrated program\\n")
+    print("RESULT final_loss", float(value))
+'''
+
+
+def fit_project(root: Path) -> tuple[Path, Path]:
+    """A user's project: data and earlier outputs at its top, the programs in scripts/."""
+    rows = [f"{i / 10:.1f},{(i % 7) / 7:.3f},{0.3 * i / 10 - 0.5 * (i % 7) / 7 + 0.2:.4f}" for i in range(40)]
+    write(root / "data" / "train.csv", "\n".join(rows) + "\n")
+    write(root / "log.txt", "an earlier run\n")
+    write(root / "results" / "summary.txt", "the user's own summary\n")
+    legacy = write(root / "scripts" / "fit_legacy.py", FIT_LEGACY)
+    migrated = write(root / "scripts" / "fit_tf2.py", FIT_TF2)
+    assert "sess.run([train_op, loss]" in FIT_LEGACY.splitlines()[FIT_TRAIN_LINE]
+    (root / "scripts" / "fit_tf2.sites.json").write_text(
+        json.dumps({"run_sites": [{"line": FIT_TRAIN_LINE, "function": "train_step"}]}))
+    return legacy, migrated
+
+
+def test_sides_run_in_copies_of_the_invocation_directory_and_leave_it_untouched(tmp_path):
+    project = tmp_path / "project"
+    legacy, migrated = fit_project(project)
+    before = tree_digest(project)
+    done, report = run_verify(project, legacy.relative_to(project), migrated.relative_to(project),
+                              tmp_path / "report.json")
+    program, = report["programs"]
+    assert program["verdict"] == "equivalent", (program["reason"], done.stderr[-3000:])
+    assert program["working_directory"]["mode"] == "copy of invocation directory"
+    assert program["working_directory"]["source"] == str(project)
+    site = next(site for site in program["sites"] if site["legacy_line"] == FIT_TRAIN_LINE)
+    assert site["status"] == "match" and site["legacy_calls"] == 20
+    assert [item["status"] for item in program["results"]] == ["match"]
+    # Checkpoints, the appended log and the overwritten summary went to the copies only.
+    assert tree_digest(project) == before
+
+
+def test_too_big_a_directory_falls_back_with_a_message(tmp_path):
+    project = tmp_path / "project"
+    legacy, migrated = fit_project(project)
+    (project / "scripts" / "data").mkdir()
+    (project / "scripts" / "data" / "train.csv").write_text((project / "data" / "train.csv").read_text())
+    write(project / "scripts" / "results" / "summary.txt", "beside the scripts\n")
+    (project / "dataset.bin").write_bytes(b"\0" * 400_000)
+    before = tree_digest(project)
+    done, report = run_verify(project, legacy, migrated, tmp_path / "report.json", "--workdir-limit", "0.2")
+    program, = report["programs"]
+    assert program["working_directory"]["mode"] == "copy of program directory"
+    assert "working directory: " in done.stderr and "more than 0.2 MiB" in done.stderr
+    assert program["verdict"] == "equivalent", program["reason"]
+    assert tree_digest(project) == before
