@@ -181,3 +181,116 @@ def test_too_big_a_directory_falls_back_with_a_message(tmp_path):
     assert "working directory: " in done.stderr and "more than 0.2 MiB" in done.stderr
     assert program["verdict"] == "equivalent", program["reason"]
     assert tree_digest(project) == before
+
+
+# -- unittest / tf.test programs --------------------------------------------------------------------------
+
+SCALE_TESTS_LEGACY = '''
+    """Tests of a scaling helper, TF1 style: sessions inside tf.test.TestCase methods."""
+    import unittest
+
+    import tensorflow.compat.v1 as tf
+
+    tf.disable_v2_behavior()
+
+
+    def scale(x, factor):
+        return x * factor
+
+
+    class ScaleTest(tf.test.TestCase):
+        def test_doubles(self):
+            with self.cached_session() as sess:
+                doubled = sess.run(scale(tf.constant([1.0, 2.0]), 2.0))
+            self.assertAllClose(doubled, [2.0, 4.0])
+
+        def test_variable_sum(self):
+            with self.session() as sess:
+                values = tf.Variable([1.0, 2.0, 3.0])
+                sess.run(tf.global_variables_initializer())
+                self.assertAllClose(sess.run(tf.reduce_sum(values)), 6.0)
+
+        def test_known_bug(self):
+            self.assertEqual(scale(3, 2), 7)  # fails: kept failing through the migration
+
+        @unittest.skip("needs a GPU")
+        def test_on_gpu(self):
+            pass
+
+
+    if __name__ == "__main__":
+        tf.test.main()
+'''
+SCALE_SITE_LINE = 16
+
+SCALE_TESTS_TF2 = '''
+    """TF2 counterpart of scale_legacy.py (run with plain unittest.main())."""
+    import unittest
+
+    import tensorflow as tf
+
+
+    @tf.function
+    def scale(x, factor):
+        return x * factor
+
+
+    class ScaleTest(tf.test.TestCase):
+        def test_doubles(self):
+            doubled = self.evaluate(scale(tf.constant([1.0, 2.0]), 2.0))
+            self.assertAllClose(doubled, [2.0, 4.0])
+
+        def test_variable_sum(self):
+            values = tf.Variable([1.0, 2.0, 3.0])
+            self.assertAllClose(self.evaluate(tf.reduce_sum(values)), 6.0)
+
+        def test_known_bug(self):
+            self.assertEqual(3 * 2, 7)
+
+        @unittest.skip("needs a GPU")
+        def test_on_gpu(self):
+            pass
+
+
+    if __name__ == "__main__":
+        unittest.main()
+'''
+
+
+def scale_pair(folder: Path, migrated_source: str) -> tuple[Path, Path]:
+    legacy = write(folder / "scale_legacy.py", SCALE_TESTS_LEGACY)
+    migrated = write(folder / "scale_tf2.py", migrated_source)
+    assert "sess.run(scale(" in SCALE_TESTS_LEGACY.splitlines()[SCALE_SITE_LINE]
+    (folder / "scale_tf2.sites.json").write_text(
+        json.dumps({"run_sites": [{"line": SCALE_SITE_LINE, "function": "scale"}]}))
+    return legacy, migrated
+
+
+def test_test_programs_with_the_same_outcomes_are_equivalent(tmp_path):
+    legacy, migrated = scale_pair(tmp_path / "tests", SCALE_TESTS_TF2)
+    done, report = run_verify(tmp_path, legacy, migrated, tmp_path / "report.json")
+    program, = report["programs"]
+    assert program["verdict"] == "equivalent", (program["reason"], done.stderr[-3000:])
+    outcomes = {item["test"]: (item["legacy"], item["status"]) for item in program["tests"]}
+    assert outcomes == {"__main__.ScaleTest.test_doubles": ("pass", "match"),
+                        "__main__.ScaleTest.test_variable_sum": ("pass", "match"),
+                        "__main__.ScaleTest.test_known_bug": ("fail", "match"),
+                        "__main__.ScaleTest.test_on_gpu": ("skip", "match"),
+                        # tf.test.TestCase's own deprecated `test_session`, which skips itself
+                        "__main__.ScaleTest.test_session": ("skip", "match")}
+    assert "5 tests have the same outcomes" in program["reason"]
+    assert any("failing on both sides" in note and "test_known_bug" in note for note in program["notes"])
+    # The values the tests computed are compared too, where the run-site map pairs them.
+    site = next(site for site in program["sites"] if site["legacy_line"] == SCALE_SITE_LINE)
+    assert site["migrated"] == "fn:scale" and site["status"] == "match"
+
+
+def test_a_test_whose_outcome_changes_is_a_mismatch_naming_it(tmp_path):
+    broken = SCALE_TESTS_TF2.replace("tf.Variable([1.0, 2.0, 3.0])", "tf.Variable([1.0, 2.0, 4.0])")
+    legacy, migrated = scale_pair(tmp_path / "tests", broken)
+    _, report = run_verify(tmp_path, legacy, migrated, tmp_path / "report.json")
+    program, = report["programs"]
+    assert program["verdict"] == "mismatch"
+    assert program["reason"].startswith("tests differ: __main__.ScaleTest.test_variable_sum (legacy pass, "
+                                        "migrated fail: AssertionError")
+    assert report["summary"]["exit_code"] == 1

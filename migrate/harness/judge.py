@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from migrate.harness.compare import compare_site
+from migrate.harness import outcomes
 from migrate.harness.launcher import SideRun
 from migrate.harness.pairing import pair_sites
 from migrate.harness.programs import Prepared, Program
@@ -16,7 +17,7 @@ def empty_report(program: Program) -> dict:
     return {"name": program.name, "legacy_path": program.legacy, "migrated_path": program.migrated,
             "migrated_by": "user" if program.migrated else "tf-migrate", "migration": None,
             "verdict": None, "reason": "", "sides": {}, "sites": [], "unpaired_migrated": [],
-            "results": [], "working_directory": None, "alignment": None, "randomness": None, "timing": None, "notes": []}
+            "results": [], "tests": [], "working_directory": None, "alignment": None, "randomness": None, "timing": None, "notes": []}
 
 
 def stop(report: dict, verdict: str, reason: str) -> dict:
@@ -75,6 +76,9 @@ def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: Si
 
     report["results"] = [item.to_dict() for item in compare_results(
         parse_results(legacy.stdout), parse_results(migrated.stdout), tolerance, after_taint)]
+    report["tests"] = [item.to_dict() for item in outcomes.compare_tests(
+        legacy.data.result.get("tests"), migrated.data.result.get("tests"))]
+    report["notes"] += outcomes.notes(report["tests"])
     report["alignment"] = _alignment(legacy, migrated)
     report["timing"] = _timing(streams, legacy, migrated)
     return _verdict(report)
@@ -128,13 +132,18 @@ def _verdict(report: dict) -> dict:
     _note_alignment(report)
     mismatched = [site for site in sites if site["status"] == "mismatch"]
     bad_results = [item for item in results if item["status"] in ("mismatch", "missing")]
+    tests = report.get("tests") or []
+    bad_tests = [item for item in tests if item["status"] == "mismatch"]
     if mismatched or bad_results:
         return stop(report, "mismatch", _mismatch_reason(mismatched, bad_results))
+    if bad_tests:
+        return stop(report, "mismatch", outcomes.mismatch_reason(bad_tests))
     strict = sum(site["status"] == "match" for site in sites) + sum(item["status"] == "match" for item in results)
-    if not strict:
+    if not strict and not tests:
         return stop(report, "inconclusive", "nothing could be compared strictly (no paired run site with "
-                                            "values, no RESULT line, or only randomness-affected values)")
-    return stop(report, "equivalent", f"{strict} run sites / RESULT lines agree within tolerance")
+                                            "values, no RESULT line, no test, or only randomness-affected values)")
+    agreeing = f"{strict} run sites / RESULT lines agree within tolerance"
+    return stop(report, "equivalent", agreeing + (f"; {len(tests)} tests have the same outcomes" if tests else ""))
 
 
 def _mismatch_reason(mismatched: list, bad_results: list) -> str:

@@ -228,12 +228,12 @@ def make_converters(tf):
     return snapshot, convert
 
 
-def run_with_alignment(tf, loader, config, recorder):
+def run_with_alignment(tf, loader, config, recorder, outcomes=None):
     """Run the script inside the variable creator scope that aligns the weights."""
     scope = tf.variable_creator_scope(loader.creator)
     scope.__enter__()
     try:
-        return common.run_script(config["script"], config.get("file_as"), recorder, config.get("args", ()))
+        return common.run_script(config["script"], config.get("file_as"), recorder, config.get("args", ()), outcomes)
     finally:
         try:
             scope.__exit__(None, None, None)
@@ -267,8 +267,10 @@ def main(argv):
                       config.get("warmup_fraction", 0.1)).install()
         SessionProbe(tf.compat.v1.Session, config["script"], recorder, loader).install()
         common.seed_everything(config["seed"])
-        status, error, seconds, _ = run_with_alignment(tf, loader, config, recorder)
+        outcomes = common.TestOutcomes().install()
+        status, error, seconds, _ = run_with_alignment(tf, loader, config, recorder, outcomes)
         result.update({
+            "tests": outcomes.to_dict(),
             "status": status, "error": error, "wall_s": seconds, "sites": recorder.write(out_dir),
             "alignment": loader.summary(), "instrumentation_s": recorder.overhead,
             "peak_host_mb": common.peak_host_mb(), "gpu": common.gpu_info(tf),
