@@ -386,7 +386,7 @@ def test_discovery_with_a_migrated_folder_and_usage_errors(tmp_path):
 # -- the side scripts stay runnable on a TF 1.15 / Python 3.7 interpreter -----------------------------
 
 LEGACY_SIDE_IMPORTS = {"__future__", "builtins", "importlib", "json", "os", "random", "resource", "sys", "time",
-                       "traceback", "types", "numpy", "tensorflow", "migrate"}
+                       "traceback", "types", "unittest", "numpy", "tensorflow", "migrate"}
 
 
 @pytest.mark.parametrize("name", ["legacy_side.py", "side_common.py", "recording.py", "graph_facts.py"])
