@@ -294,3 +294,85 @@ def test_a_test_whose_outcome_changes_is_a_mismatch_naming_it(tmp_path):
     assert program["reason"].startswith("tests differ: __main__.ScaleTest.test_variable_sum (legacy pass, "
                                         "migrated fail: AssertionError")
     assert report["summary"]["exit_code"] == 1
+
+
+# -- pairing: uncertain pairings are unpaired, not mismatches ----------------------------------------------
+
+def recorded(key, leaves_per_call, calls=3, first_sequence=0):
+    """A SiteData whose every call recorded `leaves_per_call` (sequence numbers from first_sequence)."""
+    import numpy as np
+    from migrate.harness.records import SiteData
+    values = {call: list(leaves_per_call) for call in range(calls)}
+    return SiteData(key, calls, [str(i) for i in range(len(leaves_per_call))], None, values, list(leaves_per_call),
+                    {}, np.arange(calls, dtype=float), np.arange(calls, dtype=float) + 0.5,
+                    np.arange(first_sequence, first_sequence + calls), {})
+
+
+def judged(legacy_sites, migrated_sites, site_map, lines=None, rewritten=frozenset()):
+    """compare_runs on recorded sites, as verify does after both sides ran."""
+    from types import SimpleNamespace
+
+    from migrate.harness.judge import compare_runs, empty_report
+    from migrate.harness.programs import Prepared, Program
+    from migrate.harness.tolerance import Tolerance
+
+    def side(sites):
+        return SimpleNamespace(data=SimpleNamespace(sites=sites, result={"variables": []}), stdout="")
+
+    prepared = Prepared("m.py", None, site_map, lines or {}, rewritten=rewritten)
+    return compare_runs(empty_report(Program("p.py", "/p.py")), prepared, side(legacy_sites), side(migrated_sites),
+                        Tolerance())
+
+
+def test_legacy_sites_with_different_fetches_mapped_to_one_function_are_unpaired_not_a_mismatch():
+    """The wrong pairing behind "returns 1 values where legacy fetches 20": a training site and an
+    evaluation site fetching 20 metrics both mapped to the training function. Before, they were merged
+    into one stream and the evaluation's calls were compared with training steps: a mismatch."""
+    import numpy as np
+    loss, metrics = [None, np.float32(0.5)], [np.float32(k) for k in range(20)]
+    legacy = {"line:30": recorded("line:30", loss, 3, 0), "line:40": recorded("line:40", metrics, 1, 3),
+              "line:50": recorded("line:50", [np.float32(2.0)], 2, 4)}
+    migrated = {"fn:train_step": recorded("fn:train_step", [np.float32(0.5)], 4),
+                "fn:predict": recorded("fn:predict", [np.float32(2.0)], 2)}
+    report = judged(legacy, migrated, {30: "train_step", 40: "train_step", 50: "predict"})
+    by_lines = {tuple(site["legacy_lines"]): site for site in report["sites"]}
+    merged = by_lines[(30, 40)]
+    assert merged["status"] == "unpaired" and merged["first_divergence"] is None
+    assert merged["unpaired_reason"] == ("legacy sites mapped to one function fetch different values "
+                                         "(line 30 fetches 1, line 40 fetches 20)")
+    assert by_lines[(50,)]["status"] == "match"
+    assert report["verdict"] == "equivalent" and "1 run sites unpaired" in report["reason"]
+    assert report["site_counts"] == {"match": 1, "mismatch": 0, "advisory": 0, "unpaired": 1, "no-values": 0}
+
+    from migrate.harness.report import build_report, summary_table
+    built = build_report([report], {})
+    assert built["summary"]["unpaired_sites"] == 1
+    assert "1 run sites unpaired" in summary_table(built)
+
+
+def test_a_counterpart_returning_other_values_is_unpaired_with_the_reason():
+    import numpy as np
+    legacy = {"line:30": recorded("line:30", [np.float32(k) for k in range(20)], 2)}
+    migrated = {"fn:summaries": recorded("fn:summaries", [np.float32(1.0)], 2)}
+    report = judged(legacy, migrated, {30: "summaries"})
+    site, = report["sites"]
+    assert site["status"] == "unpaired" and site["fetches"] == []
+    assert "fn:summaries returns 1 values where legacy fetches 20" in site["unpaired_reason"]
+    assert report["verdict"] == "inconclusive"
+
+
+def test_a_site_found_only_through_a_rewritten_line_is_unpaired():
+    from migrate.harness.pairing import line_map, rewritten_lines
+    import numpy as np
+    old = "a = 1\nx = sess.run(loss)\ny = sess.run(acc)\nsess.run(tf.global_variables_initializer())\n"
+    new = "a = 1\nx = sess.run(acc)\ny = sess.run(acc)\nsess.run(tf.compat.v1.global_variables_initializer())\n"
+    lines, rewritten = line_map(old, new), rewritten_lines(old, new)
+    # The diff pairs line 2 with line 2, which now runs another tensor; line 4 only had an API renamed.
+    assert lines == {1: 1, 2: 2, 3: 3, 4: 4} and rewritten == {2}
+    legacy = {"line:2": recorded("line:2", [np.float32(1.0)]), "line:3": recorded("line:3", [np.float32(2.0)])}
+    migrated = {"line:2": recorded("line:2", [np.float32(2.0)]), "line:3": recorded("line:3", [np.float32(2.0)])}
+    report = judged(legacy, migrated, {}, lines, rewritten)
+    first, second = sorted(report["sites"], key=lambda site: site["legacy_line"])
+    assert first["status"] == "unpaired" and "line 2 was rewritten as line 2" in first["unpaired_reason"]
+    assert second["status"] == "match" and second["paired_by"] == "source diff"
+    assert report["verdict"] == "equivalent"

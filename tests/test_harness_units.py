@@ -107,10 +107,11 @@ def test_first_divergence_names_the_step_and_fetch():
     assert compared.fetches[1].max_abs == pytest.approx(1.0) and compared.fetches[0].first_bad_step is None
 
 
-def test_structure_and_call_count_differences_are_mismatches():
+def test_call_count_differences_are_mismatches_and_structure_differences_unpaired():
     legacy = site("line:7", losses(1.0, 1.0))
     two_values = site("fn:step", [[np.float32(1), np.float32(2)]] * 2)
-    assert "returns 2 values" in compare_site(legacy, two_values, "m", Tolerance(), None).first_divergence["problem"]
+    compared = compare_site(legacy, two_values, "m", Tolerance(), None)
+    assert compared.status == "unpaired" and "returns 2 values where legacy fetches 1" in compared.unpaired_reason
     fewer = site("fn:step", [[np.float32(1)]])
     compared = compare_site(legacy, fewer, "m", Tolerance(), None)
     assert compared.status == "mismatch" and "number of calls" in compared.first_divergence["problem"]
