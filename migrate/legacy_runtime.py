@@ -77,6 +77,7 @@ def install() -> types.ModuleType:
     _legacy_patches.restore_numpy_aliases()
     _legacy_patches.restore_moved_tf_symbols()
     _legacy_patches.allow_redefining_absl_flags()
+    _legacy_patches.allow_unseeded_random_ops_under_determinism()
     proxy = TF1Namespace(real, _legacy_contrib.build_contrib_package())
     sys.modules["tensorflow"] = proxy
     return proxy

@@ -376,3 +376,36 @@ def test_a_site_found_only_through_a_rewritten_line_is_unpaired():
     assert first["status"] == "unpaired" and "line 2 was rewritten as line 2" in first["unpaired_reason"]
     assert second["status"] == "match" and second["paired_by"] == "source diff"
     assert report["verdict"] == "equivalent"
+
+
+# -- programs that set no seeds, with op determinism off and on ----------------------------------------------
+
+def unseeded_pair(folder: Path, determinism_in_script: bool) -> tuple[Path, Path]:
+    """fit_legacy.py (its variable `w` initialised by an unseeded random op) and a TF2 counterpart
+    whose `w` starts from an unseeded tf.random.uniform: neither program sets a seed anywhere."""
+    legacy, migrated = fit_project(folder)
+    tf2 = FIT_TF2.replace("tf.keras.initializers.GlorotUniform()([2, 1])", "tf.random.uniform([2, 1], -1.0, 1.0)")
+    assert tf2 != FIT_TF2 and "seed" not in tf2 + FIT_LEGACY
+    if determinism_in_script:  # after the imports, on the line the legacy program leaves blank (lines stay put)
+        legacy_lines = FIT_LEGACY.splitlines()
+        assert legacy_lines[6] == ""
+        # TF 1.x had no enable_op_determinism(); a TF1-style program on TF 2 reaches the v2 one.
+        legacy_lines[6] = "    tf.compat.v2.config.experimental.enable_op_determinism()"
+        write(legacy, "\n".join(legacy_lines) + "\n")
+        tf2 = tf2.replace("import tensorflow as tf\n", "import tensorflow as tf\n    tf.config.experimental.enable_op_determinism()\n")
+    write(migrated, tf2)
+    return legacy, migrated
+
+
+@pytest.mark.parametrize("determinism", ["off", "TF_DETERMINISTIC_OPS=1", "enable_op_determinism()"])
+def test_programs_setting_no_seeds_are_equivalent_with_op_determinism_on_or_off(tmp_path, determinism):
+    legacy, migrated = unseeded_pair(tmp_path / "project", determinism == "enable_op_determinism()")
+    env = {key: value for key, value in os.environ.items() if key != "TF_DETERMINISTIC_OPS"}
+    if determinism == "TF_DETERMINISTIC_OPS=1":
+        env["TF_DETERMINISTIC_OPS"] = "1"
+    done, report = run_verify(tmp_path / "project", legacy, migrated, tmp_path / "report.json", env=env)
+    program, = report["programs"]
+    assert program["verdict"] == "equivalent", (program["reason"], done.stderr[-3000:])
+    assert {pair["migrated"]: pair["how"] for pair in program["alignment"]["pairs"]} == {"w": "name", "b": "name"}
+    site = next(site for site in program["sites"] if site["legacy_line"] == FIT_TRAIN_LINE)
+    assert site["status"] == "match" and site["fetches"][0]["compared"] == 20

@@ -241,6 +241,15 @@ def run_with_alignment(tf, loader, config, recorder, outcomes=None):
             pass
 
 
+def seed_tensorflow(tf, seed: int) -> None:
+    """Set TensorFlow's global seed, as the legacy side seeds nothing in TensorFlow but its unseeded
+    random ops still run: a TF2 program that sets no seed would otherwise fail under op determinism
+    (`TF_DETERMINISTIC_OPS=1`, `enable_op_determinism()`: "Random ops require a seed"). The values
+    do not matter: initial weights come from the legacy side, and random sites are compared
+    as advisory. A program that sets its own seed replaces this one."""
+    tf.random.set_seed(seed)
+
+
 def keras_policy() -> str | None:
     """The global Keras dtype policy the program left (None when it never loaded Keras)."""
     keras = sys.modules.get("keras")
@@ -267,6 +276,7 @@ def main(argv):
                       config.get("warmup_fraction", 0.1)).install()
         SessionProbe(tf.compat.v1.Session, config["script"], recorder, loader).install()
         common.seed_everything(config["seed"])
+        seed_tensorflow(tf, config["seed"])
         outcomes = common.TestOutcomes().install()
         status, error, seconds, _ = run_with_alignment(tf, loader, config, recorder, outcomes)
         result.update({
