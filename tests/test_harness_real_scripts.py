@@ -185,6 +185,45 @@ def test_too_big_a_directory_falls_back_with_a_message(tmp_path):
 
 # -- unittest / tf.test programs --------------------------------------------------------------------------
 
+def test_exiting_after_tests_ran_is_their_verdict_not_a_crash(tmp_path):
+    """Run in a fresh interpreter: TestOutcomes wraps unittest.TestResult for the whole process."""
+    tests = write(tmp_path / "plain_tests.py", """
+        import unittest
+
+        class Arithmetic(unittest.TestCase):
+            def test_sum(self):
+                self.assertEqual(1 + 1, 2)
+
+            def test_wrong(self):
+                self.assertEqual(1 + 1, 3)
+
+            def test_sub(self):
+                for value in (1, 2):
+                    with self.subTest(value=value):
+                        self.assertLess(value, 2)
+
+        unittest.main()
+    """)
+    exits = write(tmp_path / "exits.py", "import sys\nsys.exit(1)\n")
+    driver = write(tmp_path / "driver.py", f"""
+        import json
+        from migrate.harness.side_common import TestOutcomes, run_script
+        outcomes = TestOutcomes().install()
+        status, error, _, _ = run_script({str(tests)!r}, outcomes=outcomes)
+        print(json.dumps([status, error, outcomes.to_dict()]))
+        status, error, _, _ = run_script({str(exits)!r}, outcomes=TestOutcomes())
+        print(json.dumps([status, error]))
+    """)
+    done = subprocess.run([sys.executable, str(driver)], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    first, second = [json.loads(line) for line in done.stdout.splitlines()[-2:]]
+    assert first[:2] == ["ok", None]
+    assert first[2]["outcomes"] == {"__main__.Arithmetic.test_sum": "pass", "__main__.Arithmetic.test_wrong": "fail",
+                                    "__main__.Arithmetic.test_sub": "fail"}
+    assert first[2]["details"]["__main__.Arithmetic.test_wrong"] == "AssertionError: 2 != 3"
+    assert second == ["crashed", "the script called sys.exit(1)"]
+
+
 SCALE_TESTS_LEGACY = '''
     """Tests of a scaling helper, TF1 style: sessions inside tf.test.TestCase methods."""
     import unittest

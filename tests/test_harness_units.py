@@ -310,7 +310,8 @@ def test_step_site_is_the_legacy_stream_its_migrated_function_answers():
     def side(sites):
         return SimpleNamespace(data=SimpleNamespace(sites=sites, result={"wall_s": 3.0}), stdout="")
 
-    prepared = SimpleNamespace(site_map={10: "train_step", 20: "train_step", 30: "compute_loss"}, lines={})
+    prepared = SimpleNamespace(site_map={10: "train_step", 20: "train_step", 30: "compute_loss"}, lines={},
+                               rewritten=frozenset())
     report = {"sites": [], "notes": []}
     compare_runs(report, prepared, side(legacy_sites), side(migrated_sites), Tolerance())
     timing = report["timing"]

@@ -107,15 +107,25 @@ def workdir_plan(program: Program, settings: Settings, work: str) -> WorkdirPlan
     """What both sides' working folders are copies of (the same for both, decided the same way each
     time): the invocation directory, else the program's folder, else nothing. The harness's own
     temporary folders are never copied into them."""
-    work = os.path.abspath(work)
     return plan_workdir(settings.workdir, os.path.dirname(program.legacy), settings.workdir_limit_mb,
-                        exclude=(work, os.path.dirname(work)))
+                        exclude=harness_folders(work))
+
+
+def harness_folders(work: str) -> tuple[str, str]:
+    """This program's temporary folder and the batch's (its parent): never copied into a side."""
+    work = os.path.abspath(work)
+    return work, os.path.dirname(work)
+
+
+def side_cwd(program: Program, settings: Settings, work: str, side_dir: str) -> tuple[WorkdirPlan, str]:
+    """The side's working folder, made as planned, and the plan (to relocate the script into it)."""
+    plan = workdir_plan(program, settings, work)
+    return plan, materialise(plan, os.path.join(side_dir, "cwd"), exclude=harness_folders(work))
 
 
 def run_legacy(program: Program, settings: Settings, work: str) -> SideRun:
     side_dir = os.path.join(work, "legacy")
-    plan = workdir_plan(program, settings, work)
-    cwd = materialise(plan, os.path.join(side_dir, "cwd"), exclude=(os.path.abspath(work),))
+    plan, cwd = side_cwd(program, settings, work, side_dir)
     config = {"script": relocate(program.legacy, plan, cwd), "steps": settings.steps, "seed": settings.seed,
               "device": settings.device, "args": list(settings.args),
               "legacy_runtime_root": None if settings.legacy_python else PROJECT_ROOT}
@@ -125,8 +135,7 @@ def run_legacy(program: Program, settings: Settings, work: str) -> SideRun:
 
 def run_migrated(program: Program, prepared: Prepared, legacy: SideRun, settings: Settings, work: str) -> SideRun:
     side_dir = os.path.join(work, "migrated_run")
-    plan = workdir_plan(program, settings, work)
-    cwd = materialise(plan, os.path.join(side_dir, "cwd"), exclude=(os.path.abspath(work),))
+    plan, cwd = side_cwd(program, settings, work, side_dir)
     weights = os.path.join(legacy.out_dir, "weights.npz")
     config = {"script": relocate(prepared.migrated, plan, cwd), "file_as": relocate(prepared.file_as, plan, cwd),
               "steps": settings.steps, "seed": settings.seed, "device": settings.device,
