@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -155,7 +156,7 @@ def test_sides_run_in_copies_of_the_invocation_directory_and_leave_it_untouched(
     legacy, migrated = fit_project(project)
     before = tree_digest(project)
     done, report = run_verify(project, legacy.relative_to(project), migrated.relative_to(project),
-                              tmp_path / "report.json")
+                              tmp_path / "report.json", "--keep-temp")
     program, = report["programs"]
     assert program["verdict"] == "equivalent", (program["reason"], done.stderr[-3000:])
     assert program["working_directory"]["mode"] == "copy of invocation directory"
@@ -163,8 +164,19 @@ def test_sides_run_in_copies_of_the_invocation_directory_and_leave_it_untouched(
     site = next(site for site in program["sites"] if site["legacy_line"] == FIT_TRAIN_LINE)
     assert site["status"] == "match" and site["legacy_calls"] == 20
     assert [item["status"] for item in program["results"]] == ["match"]
-    # Checkpoints, the appended log and the overwritten summary went to the copies only.
+    # Checkpoints, the appended log and the overwritten summary went to the copies only...
     assert tree_digest(project) == before
+    # ...which --keep-temp keeps: one per side, each with its own program's outputs.
+    kept = Path(done.stderr.split("temporary files kept in ")[1].split()[0])
+    try:
+        logs = {path.parent.parent.name: path.read_text() for path in kept.glob("*/*/cwd/log.txt")}
+        assert sorted(logs) == ["legacy", "migrated_run"]
+        assert logs["legacy"].startswith("an earlier run\nlegacy final loss ")
+        assert logs["migrated_run"].startswith("an earlier run\nmigrated final loss ")
+        assert len(list(kept.glob("*/legacy/cwd/checkpoints/model.index"))) == 1
+        assert len(list(kept.glob("*/migrated_run/cwd/checkpoints/model.index"))) == 1
+    finally:
+        shutil.rmtree(kept)
 
 
 def test_too_big_a_directory_falls_back_with_a_message(tmp_path):
