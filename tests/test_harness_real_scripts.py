@@ -236,6 +236,19 @@ def test_exiting_after_tests_ran_is_their_verdict_not_a_crash(tmp_path):
     assert second == ["crashed", "the script called sys.exit(1)"]
 
 
+def test_test_outcomes_are_compared_by_id_and_a_test_run_on_one_side_only_is_a_mismatch():
+    from migrate.harness.outcomes import compare_tests, mismatch_reason
+    legacy = {"outcomes": {"t.A.test_a": "pass", "t.A.test_b": "fail", "t.A.test_c": "pass"},
+              "details": {"t.A.test_b": "AssertionError: 1 != 2"}}
+    migrated = {"outcomes": {"t.A.test_a": "pass", "t.A.test_b": "fail", "t.A.test_d": "pass"}, "details": {}}
+    compared = [item.to_dict() for item in compare_tests(legacy, migrated)]
+    assert [(item["test"], item["status"]) for item in compared] == [
+        ("t.A.test_a", "match"), ("t.A.test_b", "match"), ("t.A.test_c", "mismatch"), ("t.A.test_d", "mismatch")]
+    assert mismatch_reason([item for item in compared if item["status"] == "mismatch"]) == (
+        "tests differ: t.A.test_c (legacy pass, migrated not run), t.A.test_d (legacy not run, migrated pass)")
+    assert compare_tests(None, None) == []
+
+
 SCALE_TESTS_LEGACY = '''
     """Tests of a scaling helper, TF1 style: sessions inside tf.test.TestCase methods."""
     import unittest
