@@ -4,12 +4,15 @@ Each patch only fills in what is missing and touches nothing a working program r
   * NumPy 2 removed aliases such as `np.float` and `np.object` that TF1 code used freely;
   * tf-slim 1.1 reaches for TensorFlow internals (`ops.Tensor`, `control_flow_ops.cond`, ...)
     that later releases moved to other modules;
-  * absl defines a `log_dir` flag, so a TF1 script defining its own died with DuplicateFlagError.
+  * absl defines a `log_dir` flag, so a TF1 script defining its own died with DuplicateFlagError;
+  * with op determinism on (`TF_DETERMINISTIC_OPS=1`, `enable_op_determinism()`), TF 2.x refuses
+    random ops when no seed is set; TF 1.x ran them (unseeded), which TF1 programs rely on.
 """
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import random
 import warnings
 
 import numpy as np
@@ -41,6 +44,9 @@ _MOVED_TF_SYMBOLS = (
     (_OPS + "control_flow_ops", "Assert", _OPS + "control_flow_assert.Assert"),
     (_OPS + "variable_scope", "variable", _OPS + "variable_v1.VariableV1"),
 )
+
+# Op seeds for random ops a TF1 program left unseeded, under op determinism (see below).
+_UNSEEDED = random.SystemRandom()
 
 # Flags absl defines itself that TF1 scripts commonly define again.
 _ABSL_FLAGS_SCRIPTS_REDEFINE = ("log_dir",)
@@ -91,3 +97,44 @@ def allow_redefining_absl_flags() -> None:
     for name in _ABSL_FLAGS_SCRIPTS_REDEFINE:
         if name in flags.FLAGS:
             flags.FLAGS[name].allow_override = True
+
+
+def allow_unseeded_random_ops_under_determinism() -> None:
+    """Let random ops run without any seed while op determinism is on, as TF 1.x did.
+
+    TF 2.x's `get_seed` raises RuntimeError for an op with neither a global nor an op seed when op
+    determinism is enabled (and its kernels refuse the seeds (0, 0) that mean "unseeded"); TF 1.x's
+    `TF_DETERMINISTIC_OPS` only chose deterministic kernels and left unseeded ops random. So such an
+    op gets a fresh op seed drawn from the operating system's randomness, as TF 1.x's unseeded kernels
+    did (not from Python's `random`, whose stream the program may rely on). The wrapper is installed
+    everywhere TensorFlow and tf-slim look the function up (the module attribute and the
+    `tf.compat.v1` exports)."""
+    from tensorflow.python.framework import config, random_seed
+
+    original = random_seed.get_seed
+    if getattr(original, "_tf_migrate_unseeded", False):
+        return
+
+    def get_seed(op_seed):
+        try:
+            return original(op_seed)
+        except RuntimeError:
+            if not config.is_op_determinism_enabled():
+                raise
+            if _seeds_set(op_seed):
+                raise
+            return random_seed.DEFAULT_GRAPH_SEED, _UNSEEDED.randrange(1, 2 ** 31 - 1)
+
+    get_seed._tf_migrate_unseeded = True
+    get_seed.__doc__ = original.__doc__
+    random_seed.get_seed = get_seed
+    import tensorflow.compat.v1 as tf1
+    for namespace in (tf1, tf1.random):
+        if getattr(namespace, "get_seed", None) is original:
+            namespace.get_seed = get_seed
+
+
+def _seeds_set(op_seed) -> bool:
+    """Whether a seed was set after all (then the error is another one, and is raised again)."""
+    from tensorflow.python.framework import ops
+    return op_seed is not None or ops.get_default_graph().seed is not None

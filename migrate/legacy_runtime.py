@@ -6,7 +6,8 @@ No TF 1.x wheel exists for today's Python, so the legacy side of every compariso
 `compat.v1` with v2 behaviour disabled. `install()` prepares the process: it asks for tf-keras's
 legacy layers, disables v2 behaviour, makes `import tensorflow` resolve to the v1 API (a proxy
 module that still carries TensorFlow's `__path__`, `__version__` and internals), serves
-`tf.contrib.slim/layers/framework` from tf-slim and explains any other `tf.contrib.X`, tolerates
+`tf.contrib.X` from where TF 2, tf-slim and tf-keras keep its code and names any symbol without a home
+(`_legacy_contrib.py`), tolerates
 a script defining absl's `log_dir` flag, and restores the NumPy aliases NumPy 2 removed.
 `run_script()` then runs a file as `__main__`, as `python SCRIPT` would.
 """
@@ -76,6 +77,7 @@ def install() -> types.ModuleType:
     _legacy_patches.restore_numpy_aliases()
     _legacy_patches.restore_moved_tf_symbols()
     _legacy_patches.allow_redefining_absl_flags()
+    _legacy_patches.allow_unseeded_random_ops_under_determinism()
     proxy = TF1Namespace(real, _legacy_contrib.build_contrib_package())
     sys.modules["tensorflow"] = proxy
     return proxy

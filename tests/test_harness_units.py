@@ -107,10 +107,11 @@ def test_first_divergence_names_the_step_and_fetch():
     assert compared.fetches[1].max_abs == pytest.approx(1.0) and compared.fetches[0].first_bad_step is None
 
 
-def test_structure_and_call_count_differences_are_mismatches():
+def test_call_count_differences_are_mismatches_and_structure_differences_unpaired():
     legacy = site("line:7", losses(1.0, 1.0))
     two_values = site("fn:step", [[np.float32(1), np.float32(2)]] * 2)
-    assert "returns 2 values" in compare_site(legacy, two_values, "m", Tolerance(), None).first_divergence["problem"]
+    compared = compare_site(legacy, two_values, "m", Tolerance(), None)
+    assert compared.status == "unpaired" and "returns 2 values where legacy fetches 1" in compared.unpaired_reason
     fewer = site("fn:step", [[np.float32(1)]])
     compared = compare_site(legacy, fewer, "m", Tolerance(), None)
     assert compared.status == "mismatch" and "number of calls" in compared.first_divergence["problem"]
@@ -309,7 +310,8 @@ def test_step_site_is_the_legacy_stream_its_migrated_function_answers():
     def side(sites):
         return SimpleNamespace(data=SimpleNamespace(sites=sites, result={"wall_s": 3.0}), stdout="")
 
-    prepared = SimpleNamespace(site_map={10: "train_step", 20: "train_step", 30: "compute_loss"}, lines={})
+    prepared = SimpleNamespace(site_map={10: "train_step", 20: "train_step", 30: "compute_loss"}, lines={},
+                               rewritten=frozenset())
     report = {"sites": [], "notes": []}
     compare_runs(report, prepared, side(legacy_sites), side(migrated_sites), Tolerance())
     timing = report["timing"]
@@ -386,7 +388,7 @@ def test_discovery_with_a_migrated_folder_and_usage_errors(tmp_path):
 # -- the side scripts stay runnable on a TF 1.15 / Python 3.7 interpreter -----------------------------
 
 LEGACY_SIDE_IMPORTS = {"__future__", "builtins", "importlib", "json", "os", "random", "resource", "sys", "time",
-                       "traceback", "types", "numpy", "tensorflow", "migrate"}
+                       "traceback", "types", "unittest", "numpy", "tensorflow", "migrate"}
 
 
 @pytest.mark.parametrize("name", ["legacy_side.py", "side_common.py", "recording.py", "graph_facts.py"])

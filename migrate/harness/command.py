@@ -41,8 +41,11 @@ REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm")
 @click.option("--sites", "sites_path", type=click.Path(exists=True, dir_okay=False),
               help="Run-site map of a hand-migrated program [default: MIGRATED's .sites.json beside it].")
 @click.option("--keep-temp", is_flag=True, help="Keep the temporary folder (side outputs, migrated code).")
+@click.option("--workdir-limit", type=click.FloatRange(0), default=512.0, show_default=True,
+              help="MiB: each side runs in its own copy of the current directory if it holds no more "
+                   "(else of the program's folder, else an empty one).")
 def verify(legacy, migrated, steps, rtol, atol, device, legacy_python, report_path, timeout,
-           memory_limit, sites_path, keep_temp) -> None:
+           memory_limit, sites_path, keep_temp, workdir_limit) -> None:
     """Run LEGACY and its migration with the same weights and inputs; compare outputs and speed.
 
     LEGACY is a TF1 program or a folder of them. Without MIGRATED each program is migrated first.
@@ -64,7 +67,8 @@ def verify(legacy, migrated, steps, rtol, atol, device, legacy_python, report_pa
         raise click.UsageError(f"no Python programs in {legacy}")
     settings = Settings(steps=steps, tolerance=Tolerance(atol=atol, rtol=rtol), device=device,
                         legacy_python=os.path.abspath(legacy_python) if legacy_python else None,
-                        timeout_s=timeout, memory_mb=memory_limit or default_memory_mb())
+                        timeout_s=timeout, memory_mb=memory_limit or default_memory_mb(),
+                        workdir=os.getcwd(), workdir_limit_mb=workdir_limit)
     work_root = tempfile.mkdtemp(prefix="tf-migrate-verify-")
     try:
         report = build_report(_verify_all(programs, settings, work_root), settings.to_dict())
@@ -93,6 +97,9 @@ def _verify_all(programs, settings, work_root: str) -> list[dict]:
         click.echo(f"[{number}/{len(programs)}] {program.name} ...", err=True)
         result = verify_program(program, settings, work_root)
         click.echo(f"    {result['verdict']}: {result['reason']}", err=True)
+        workdir = result.get("working_directory") or {}
+        if workdir.get("note"):
+            click.echo(f"    working directory: {workdir['note']}", err=True)
         for note in result.get("notes", []):
             if note.startswith("the migrated program ran in mixed precision"):
                 click.echo(f"    {note}", err=True)

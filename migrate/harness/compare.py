@@ -62,17 +62,20 @@ class SiteComparison:
     advisory_from_step: int | None = None
     inputs: str = "not recorded"
     notes: list = field(default_factory=list)
+    unpaired_reason: str | None = None  # why an `unpaired` site's values were not compared
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
 def compare_site(legacy: SiteData, migrated: SiteData | None, paired_by: str, tolerance: Tolerance,
-                 advisory_from: int | None, training_sequence: tuple = ()) -> SiteComparison:
+                 advisory_from: int | None, training_sequence: tuple = (), doubt: str | None = None) -> SiteComparison:
     """Compare one paired site. `advisory_from`: first call index that randomness made advisory.
     `training_sequence`: the legacy program's global call numbers of the calls that changed its state
     (training steps), sorted: a call made after N of them is judged with step N's tolerance, as its
-    values went through N steps of round-off (an evaluation after 30 training steps is not early)."""
+    values went through N steps of round-off (an evaluation after 30 training steps is not early).
+    `doubt`: why the pairing is not certain; the site is then `unpaired` with that reason, never a
+    mismatch, and so is one whose counterpart returns a different number of values."""
     site = SiteComparison(legacy.line, legacy.lines, migrated.key if migrated else None, paired_by, legacy.calls,
                           migrated.calls if migrated else 0, random_ops=legacy.facts.get("random_ops", []),
                           advisory_from_step=advisory_from)
@@ -83,13 +86,21 @@ def compare_site(legacy: SiteData, migrated: SiteData | None, paired_by: str, to
     if not legacy.has_values():
         site.status = "no-values"
         return site
-    if migrated is None:
-        site.status = "unpaired"
-        site.notes.append("no migrated counterpart: its fetches were not compared")
-        return site
+    if migrated is None or doubt:
+        return _unpaired(site, doubt or "no migrated counterpart")
     _compare_calls(site, legacy, migrated, tolerance, _strictness(legacy, advisory_from), training_sequence)
+    if site.status == "unpaired":
+        return site
     site.inputs = _compare_inputs(legacy, migrated)
     _settle(site, legacy, migrated)
+    return site
+
+
+def _unpaired(site: SiteComparison, reason: str) -> SiteComparison:
+    """Mark a site whose values are not compared, saying why."""
+    site.status, site.unpaired_reason = "unpaired", reason
+    site.fetches = []
+    site.notes.append(f"unpaired: {reason}: its fetches were not compared")
     return site
 
 
@@ -113,9 +124,8 @@ def _compare_calls(site, legacy, migrated, tolerance, is_strict, training_sequen
         if not site.fetches:
             site.fetches = [FetchStats(i, _fetch_name(legacy, i)) for i in range(len(expected))]
         if len(expected) != len(actual):
-            site.status = "mismatch"
-            site.first_divergence = {"step": step, "fetch": None, "sequence": _sequence(legacy, step), "problem":
-                                     f"returns {len(actual)} values where legacy fetches {len(expected)}"}
+            _unpaired(site, f"fetch structure differs: {migrated.key} returns {len(actual)} values where legacy "
+                            f"fetches {len(expected)} (call {step}): not the same computation")
             return
         strict = is_strict(step)
         sequence = _sequence(legacy, step)

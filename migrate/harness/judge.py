@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from migrate.harness.compare import compare_site
+from migrate.harness import outcomes
 from migrate.harness.launcher import SideRun
-from migrate.harness.pairing import pair_sites
+from migrate.harness.pairing import merge_doubt, pair_sites
 from migrate.harness.programs import Prepared, Program
 from migrate.harness.records import merge_sites
 from migrate.harness.randomness import advisory_from, find_taint
@@ -12,11 +13,14 @@ from migrate.harness.timing import side_timing, speedup
 from migrate.harness.tolerance import Tolerance
 
 
+SITE_STATUSES = ("match", "mismatch", "advisory", "unpaired", "no-values")
+
+
 def empty_report(program: Program) -> dict:
     return {"name": program.name, "legacy_path": program.legacy, "migrated_path": program.migrated,
             "migrated_by": "user" if program.migrated else "tf-migrate", "migration": None,
             "verdict": None, "reason": "", "sides": {}, "sites": [], "unpaired_migrated": [],
-            "results": [], "alignment": None, "randomness": None, "timing": None, "notes": []}
+            "results": [], "tests": [], "site_counts": None, "working_directory": None, "alignment": None, "randomness": None, "timing": None, "notes": []}
 
 
 def stop(report: dict, verdict: str, reason: str) -> dict:
@@ -50,19 +54,21 @@ def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: Si
     tolerance = _tolerance_for_precision(report, tolerance, migrated.data.result.get("precision_policy"))
     legacy_sites = {key: site for key, site in legacy.data.sites.items() if key.startswith("line:")}
     migrated_sites = migrated.data.sites
-    pairs = pair_sites(legacy_sites, migrated_sites, prepared.site_map, prepared.lines)
+    pairs = pair_sites(legacy_sites, migrated_sites, prepared.site_map, prepared.lines, prepared.rewritten)
     taint = find_taint(legacy_sites, legacy.data.result.get("capture_sequence"))
     training = tuple(sorted(int(number) for site in legacy_sites.values() if site.facts.get("mutates_state")
                             for number in site.sequence))
     report["randomness"] = taint.to_dict()
     streams = []
     for members in _by_counterpart(pairs):
-        site = merge_sites([legacy_sites[pair.legacy_key] for pair in members])
+        parts = [legacy_sites[pair.legacy_key] for pair in members]
+        site = merge_sites(parts)
         key = members[0].migrated_key
         counterpart = migrated_sites.get(key) if key else None
         streams.append((site, counterpart))
         how = members[0].how + (" (several legacy sites, one function)" if len(members) > 1 else "")
-        compared = compare_site(site, counterpart, how, tolerance, advisory_from(site, taint), training)
+        doubt = next((pair.doubt for pair in members if pair.doubt), None) or merge_doubt(parts)
+        compared = compare_site(site, counterpart, how, tolerance, advisory_from(site, taint), training, doubt)
         if key and counterpart is None:
             compared.notes.append(f"the migrated program never called {key.partition(':')[2]}")
         report["sites"].append(compared.to_dict())
@@ -75,9 +81,18 @@ def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: Si
 
     report["results"] = [item.to_dict() for item in compare_results(
         parse_results(legacy.stdout), parse_results(migrated.stdout), tolerance, after_taint)]
+    report["tests"] = [item.to_dict() for item in outcomes.compare_tests(
+        legacy.data.result.get("tests"), migrated.data.result.get("tests"))]
+    report["notes"] += outcomes.notes(report["tests"])
+    report["site_counts"] = _site_counts(report["sites"])
     report["alignment"] = _alignment(legacy, migrated)
     report["timing"] = _timing(streams, legacy, migrated)
     return _verdict(report)
+
+
+def _site_counts(sites: list[dict]) -> dict:
+    """How many legacy run sites ended in each status (unpaired ones are not comparisons)."""
+    return {status: sum(site["status"] == status for site in sites) for status in SITE_STATUSES}
 
 
 def _by_counterpart(pairs) -> list[list]:
@@ -128,13 +143,21 @@ def _verdict(report: dict) -> dict:
     _note_alignment(report)
     mismatched = [site for site in sites if site["status"] == "mismatch"]
     bad_results = [item for item in results if item["status"] in ("mismatch", "missing")]
+    tests = report.get("tests") or []
+    bad_tests = [item for item in tests if item["status"] == "mismatch"]
     if mismatched or bad_results:
         return stop(report, "mismatch", _mismatch_reason(mismatched, bad_results))
+    if bad_tests:
+        return stop(report, "mismatch", outcomes.mismatch_reason(bad_tests))
     strict = sum(site["status"] == "match" for site in sites) + sum(item["status"] == "match" for item in results)
-    if not strict:
+    if not strict and not tests:
         return stop(report, "inconclusive", "nothing could be compared strictly (no paired run site with "
-                                            "values, no RESULT line, or only randomness-affected values)")
-    return stop(report, "equivalent", f"{strict} run sites / RESULT lines agree within tolerance")
+                                            "values, no RESULT line, no test, or only randomness-affected values)")
+    agreeing = f"{strict} run sites / RESULT lines agree within tolerance"
+    agreeing += f"; {len(tests)} tests have the same outcomes" if tests else ""
+    unpaired = [site for site in sites if site["status"] == "unpaired"]
+    agreeing += f"; {len(unpaired)} run sites unpaired (not compared)" if unpaired else ""
+    return stop(report, "equivalent", agreeing)
 
 
 def _mismatch_reason(mismatched: list, bad_results: list) -> str:

@@ -34,9 +34,10 @@ class SideRun:
 
 
 def run_side(entry: str, python: str, config: dict, work_dir: str, timeout_s: float,
-             memory_mb: float, env: dict) -> SideRun:
-    """Run `python entry config.json` in `work_dir`; the side writes its results to work_dir/out."""
-    out_dir, cwd = os.path.join(work_dir, "out"), os.path.join(work_dir, "cwd")
+             memory_mb: float, env: dict, cwd: str | None = None) -> SideRun:
+    """Run `python entry config.json` with working directory `cwd` (default: an empty work_dir/cwd);
+    the side writes its results to work_dir/out."""
+    out_dir, cwd = os.path.join(work_dir, "out"), cwd or os.path.join(work_dir, "cwd")
     os.makedirs(out_dir, exist_ok=True)
     os.makedirs(cwd, exist_ok=True)
     config_path = os.path.join(work_dir, "config.json")

@@ -237,9 +237,11 @@ def main(argv):
         probe.summary_class = tf1.Summary
         probe.install()
         common.seed_everything(config["seed"])
+        outcomes = common.TestOutcomes().install()
         status, error, seconds, printed_at = common.run_script(config["script"], None, recorder,
-                                                                 config.get("args", ()))
+                                                                 config.get("args", ()), outcomes)
         result.update({
+            "tests": outcomes.to_dict(),
             "status": status, "error": error, "wall_s": seconds, "sites": recorder.write(out_dir),
             "variables": probe.variables, "capture_note": probe.capture_note,
             "capture_sequence": probe.capture_sequence, "result_printed_at": printed_at,

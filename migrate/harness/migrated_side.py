@@ -228,17 +228,26 @@ def make_converters(tf):
     return snapshot, convert
 
 
-def run_with_alignment(tf, loader, config, recorder):
+def run_with_alignment(tf, loader, config, recorder, outcomes=None):
     """Run the script inside the variable creator scope that aligns the weights."""
     scope = tf.variable_creator_scope(loader.creator)
     scope.__enter__()
     try:
-        return common.run_script(config["script"], config.get("file_as"), recorder, config.get("args", ()))
+        return common.run_script(config["script"], config.get("file_as"), recorder, config.get("args", ()), outcomes)
     finally:
         try:
             scope.__exit__(None, None, None)
         except Exception:  # the script may have left the graph stack elsewhere; nothing to undo then
             pass
+
+
+def seed_tensorflow(tf, seed: int) -> None:
+    """Set TensorFlow's global seed, as the legacy side seeds nothing in TensorFlow but its unseeded
+    random ops still run: a TF2 program that sets no seed would otherwise fail under op determinism
+    (`TF_DETERMINISTIC_OPS=1`, `enable_op_determinism()`: "Random ops require a seed"). The values
+    do not matter: initial weights come from the legacy side, and random sites are compared
+    as advisory. A program that sets its own seed replaces this one."""
+    tf.random.set_seed(seed)
 
 
 def keras_policy() -> str | None:
@@ -267,8 +276,11 @@ def main(argv):
                       config.get("warmup_fraction", 0.1)).install()
         SessionProbe(tf.compat.v1.Session, config["script"], recorder, loader).install()
         common.seed_everything(config["seed"])
-        status, error, seconds, _ = run_with_alignment(tf, loader, config, recorder)
+        seed_tensorflow(tf, config["seed"])
+        outcomes = common.TestOutcomes().install()
+        status, error, seconds, _ = run_with_alignment(tf, loader, config, recorder, outcomes)
         result.update({
+            "tests": outcomes.to_dict(),
             "status": status, "error": error, "wall_s": seconds, "sites": recorder.write(out_dir),
             "alignment": loader.summary(), "instrumentation_s": recorder.overhead,
             "peak_host_mb": common.peak_host_mb(), "gpu": common.gpu_info(tf),

@@ -5,7 +5,10 @@ migrated function name) or, for a hand-migrated program, from a sidecar `<migrat
 holding the same list: `{"run_sites": [{"line": 33, "function": "train_step"}]}`. Legacy sites the
 map does not cover but whose `Session.run` survived in the migrated file (a compat-level migration)
 are paired through a line diff of the two sources. Nothing is paired by guesswork: a site with no
-counterpart is reported as unpaired.
+counterpart is reported as unpaired, and so is a pairing that is not certain (`SitePair.doubt`: a
+line the migration rewrote, found only through the line diff; legacy sites with different fetches
+mapped to one function; a counterpart returning a different number of values, `compare.py`), with the
+reason, instead of comparing two different computations and calling the difference a mismatch.
 
 A fused step loop (TFM301) replaces many calls of a step function `S` by one call of a multi-step
 function that runs them in one graph. The sites file names it: `"fused_steps": [{"function":
@@ -37,6 +40,7 @@ class SitePair:
     legacy_key: str
     migrated_key: str | None
     how: str  # "run-site map", "source diff" or "unpaired"
+    doubt: str | None = None  # why this pairing is not certain: the site is then reported unpaired
 
 
 def sidecar_path(migrated_path: str) -> str:
@@ -144,8 +148,28 @@ def line_map(old_source: str, new_source: str) -> dict[int, int]:
     return mapping
 
 
-def pair_sites(legacy_keys, migrated_keys, site_map: dict[int, str], lines: dict[int, int]) -> list[SitePair]:
-    """Pair every legacy site (`line:N`) with a migrated one (`fn:name` or `line:M`)."""
+# Module path words an API rename adds or drops (`tf.X` -> `tf.compat.v1.X`): not a different call.
+_API_PATH_WORDS = frozenset({"tf", "tensorflow", "compat", "v1", "v2"})
+
+
+def rewritten_lines(old_source: str, new_source: str) -> frozenset[int]:
+    """The old lines `line_map` maps to a new line that names other things (a one-for-one replacement
+    whose identifiers differ, API module paths aside): the diff pairs such lines by position only, so
+    the new line may hold another call (`sess.run(loss)` rewritten as `sess.run(acc)`)."""
+    old_lines, new_lines = old_source.splitlines(), new_source.splitlines()
+    return frozenset(old for old, new in line_map(old_source, new_source).items()
+                     if _names(old_lines[old - 1]) != _names(new_lines[new - 1]))
+
+
+def _names(line: str) -> frozenset[str]:
+    """The identifiers a line of code uses, without API module path words."""
+    return frozenset(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", line)) - _API_PATH_WORDS
+
+
+def pair_sites(legacy_keys, migrated_keys, site_map: dict[int, str], lines: dict[int, int],
+               rewritten: frozenset[int] = frozenset()) -> list[SitePair]:
+    """Pair every legacy site (`line:N`) with a migrated one (`fn:name` or `line:M`). A site found
+    only through the line diff on a line the migration rewrote (`rewritten`) is paired with a doubt."""
     available = set(migrated_keys)
     pairs = []
     for key in legacy_keys:
@@ -153,7 +177,27 @@ def pair_sites(legacy_keys, migrated_keys, site_map: dict[int, str], lines: dict
         if line in site_map:
             pairs.append(SitePair(key, f"fn:{site_map[line]}", "run-site map"))
         elif line in lines and f"line:{lines[line]}" in available:
-            pairs.append(SitePair(key, f"line:{lines[line]}", "source diff"))
+            doubt = (f"line {line} was rewritten as line {lines[line]}: only the line diff pairs them, so "
+                     "it may be another call") if line in rewritten else None
+            pairs.append(SitePair(key, f"line:{lines[line]}", "source diff", doubt))
         else:
             pairs.append(SitePair(key, None, "unpaired"))
     return pairs
+
+
+def fetch_count(site) -> int | None:
+    """How many values (non-None leaves) a recorded site's first recorded call fetched; None when
+    it recorded none."""
+    if not site.values:
+        return None
+    return sum(leaf is not None for leaf in site.values[min(site.values)])
+
+
+def merge_doubt(sites) -> str | None:
+    """Why legacy sites mapped to one migrated function cannot be one stream of calls: they fetch
+    different numbers of values, so at most one of them computes what the function returns."""
+    counts = {site.line: fetch_count(site) for site in sites}
+    if len({count for count in counts.values() if count is not None}) <= 1:
+        return None
+    described = ", ".join(f"line {line} fetches {count}" for line, count in sorted(counts.items()))
+    return f"legacy sites mapped to one function fetch different values ({described})"

@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from migrate.harness.pairing import (fused_map, line_map, load_fused_map, load_site_map, sidecar_path,
-                                     write_site_map)
+from migrate.harness.pairing import (fused_map, line_map, load_fused_map, load_site_map, rewritten_lines,
+                                     sidecar_path, write_site_map)
 
 LEGACY_SUFFIX, MIGRATED_SUFFIX = "_legacy.py", "_tf2.py"
 
@@ -50,6 +50,7 @@ class Prepared:
     migration: dict | None = None
     problem: str | None = None
     fused: dict = field(default_factory=dict)  # multi-step function -> its step function (TFM301)
+    rewritten: frozenset = frozenset()  # legacy lines `lines` maps to a changed line (pairing.rewritten_lines)
 
 
 def discover(legacy: str, migrated: str | None, sites: str | None) -> list[Program]:
@@ -101,8 +102,9 @@ def prepare(program: Program, work_dir: str, options=None) -> Prepared:
     if program.migrated:
         site_map = load_site_map(program.sites) if program.sites else {}
         fused = load_fused_map(program.sites) if program.sites else {}
-        return Prepared(program.migrated, None, site_map, line_map(legacy_source, _read(program.migrated)),
-                        fused=fused)
+        migrated_source = _read(program.migrated)
+        return Prepared(program.migrated, None, site_map, line_map(legacy_source, migrated_source), fused=fused,
+                        rewritten=rewritten_lines(legacy_source, migrated_source))
     return _migrate_here(program, legacy_source, work_dir, options)
 
 
@@ -131,7 +133,7 @@ def _migrate_here(program: Program, legacy_source: str, work_dir: str, options=N
     fused = fused_map(new_source, [name for _, name in result.run_sites])
     write_site_map(sidecar_path(target), result.run_sites, fused)
     return Prepared(target, program.legacy, dict(result.run_sites), line_map(legacy_source, new_source),
-                    migration, fused=fused)
+                    migration, fused=fused, rewritten=rewritten_lines(legacy_source, new_source))
 
 
 def _read(path: str) -> str:

@@ -14,9 +14,11 @@ EXIT_EQUIVALENT, EXIT_NOT_EQUIVALENT, EXIT_HARNESS_ERROR = 0, 1, 2
 
 def build_report(programs: list[dict], settings: dict) -> dict:
     counts = {verdict: sum(p["verdict"] == verdict for p in programs) for verdict in VERDICTS}
+    unpaired = sum(site["status"] == "unpaired" for p in programs for site in p["sites"])
     return {"tool": "tf-migrate verify", "schema_version": SCHEMA_VERSION,
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "settings": settings, "summary": dict(counts, programs=len(programs), exit_code=exit_code(counts)),
+            "settings": settings, "summary": dict(counts, programs=len(programs), exit_code=exit_code(counts),
+                                                  unpaired_sites=unpaired),
             "programs": programs}
 
 
@@ -81,14 +83,16 @@ def summary_rows(report: dict) -> list[list[str]]:
         matched = sum(site["status"] == "match" for site in sites)
         compared = sum(site["status"] in ("match", "mismatch") for site in sites)
         speed = timing.get("speedup")
-        rows.append([program["name"], program["verdict"], f"{matched}/{compared}", number(max_error(program)),
+        unpaired = sum(site["status"] == "unpaired" for site in sites)
+        rows.append([program["name"], program["verdict"], f"{matched}/{compared}", str(unpaired),
+                     number(max_error(program)),
                      number((timing.get("legacy") or {}).get("steps_per_s")),
                      number((timing.get("migrated") or {}).get("steps_per_s")),
                      "-" if speed is None else f"{speed:.2f}x"])
     return rows
 
 
-SUMMARY_HEADER = ["program", "verdict", "sites ok", "max abs err", "legacy steps/s", "migrated steps/s",
+SUMMARY_HEADER = ["program", "verdict", "sites ok", "unpaired", "max abs err", "legacy steps/s", "migrated steps/s",
                   "speedup"]
 
 
@@ -100,7 +104,8 @@ def summary_table(report: dict) -> str:
     lines.insert(1, "  ".join("-" * width for width in widths))
     summary = report["summary"]
     lines.append("")
-    lines.append(", ".join(f"{summary[v]} {v}" for v in VERDICTS if summary[v]) + f" of {summary['programs']}")
+    lines.append(", ".join(f"{summary[v]} {v}" for v in VERDICTS if summary[v]) + f" of {summary['programs']}"
+                 + (f"; {summary['unpaired_sites']} run sites unpaired" if summary.get("unpaired_sites") else ""))
     return "\n".join(lines)
 
 

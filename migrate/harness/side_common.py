@@ -45,13 +45,72 @@ class ResultTap(object):
         return getattr(self.stream, name)
 
 
+class TestOutcomes(object):
+    """Records the outcome of every test a unittest / `tf.test` program runs, by test id.
+
+    `unittest.TestResult`'s `add*` methods are wrapped at the class level, so every runner's result
+    class (unittest's, absltest's behind `tf.test.main()`) reports through them. Outcomes: `pass`,
+    `fail`, `error`, `skip`, `expected-failure`, `unexpected-success`; a failing subtest makes its test
+    `fail` (or `error`). `details` holds the first line of each failure's exception."""
+
+    __test__ = False  # not a pytest test class
+    RANK = {"pass": 0, "skip": 0, "expected-failure": 0, "unexpected-success": 1, "fail": 2, "error": 3}
+
+    def __init__(self):
+        self.outcomes = {}
+        self.details = {}
+
+    def install(self):
+        import unittest
+        result_class = unittest.TestResult
+        for method, outcome in (("addSuccess", "pass"), ("addFailure", "fail"), ("addError", "error"),
+                                ("addSkip", "skip"), ("addExpectedFailure", "expected-failure"),
+                                ("addUnexpectedSuccess", "unexpected-success")):
+            setattr(result_class, method, self._wrapped(getattr(result_class, method), outcome))
+        result_class.addSubTest = self._wrapped_subtest(result_class.addSubTest)
+        return self
+
+    def _wrapped(self, original, outcome):
+        outcomes = self
+
+        def add(result, test, *rest):
+            error = rest[0] if outcome in ("fail", "error") and rest else None
+            outcomes.note(test, outcome, error)
+            return original(result, test, *rest)
+
+        return add
+
+    def _wrapped_subtest(self, original):
+        outcomes = self
+
+        def add_subtest(result, test, subtest, error):
+            if error is not None:
+                failed = issubclass(error[0], test.failureException)
+                outcomes.note(test, "fail" if failed else "error", error)
+            return original(result, test, subtest, error)
+
+        return add_subtest
+
+    def note(self, test, outcome, error=None):
+        """Keep the worst outcome seen for a test (its subtests may have failed before it ended)."""
+        key = test.id()
+        if self.RANK[outcome] >= self.RANK.get(self.outcomes.get(key), -1):
+            self.outcomes[key] = outcome
+            if error is not None:
+                self.details[key] = ("%s: %s" % (error[0].__name__, error[1])).splitlines()[0]
+
+    def to_dict(self):
+        """None when no test ran, else {"outcomes": {id: outcome}, "details": {id: message}}."""
+        return {"outcomes": self.outcomes, "details": self.details} if self.outcomes else None
+
+
 def seed_everything(seed):
     """Seed Python's and NumPy's global generators identically on both sides."""
     random.seed(seed)
     np.random.seed(seed)
 
 
-def run_script(path, file_as=None, recorder=None, args=()):
+def run_script(path, file_as=None, recorder=None, args=(), outcomes=None):
     """Run the script at `path` as `__main__`, as `python path` would.
 
     Returns (status, error, seconds, printed_at): printed_at maps RESULT keys to the recorder's call
@@ -61,6 +120,8 @@ def run_script(path, file_as=None, recorder=None, args=()):
     temporary folder still finds the data files beside the original. Code objects keep `path` as
     their file name, which is how the recorders recognise calls made by the script itself.
     `args`: its command-line arguments (`sys.argv[1:]`), the same on both sides.
+    `outcomes` (TestOutcomes): a test program's `unittest.main()` ends in `sys.exit(1)` when a test
+    fails; once tests have run, that exit is the tests' verdict, compared test by test, not a crash.
     """
     home = os.path.dirname(os.path.abspath(file_as or path))
     sys.argv = [file_as or path] + list(args)
@@ -82,7 +143,8 @@ def run_script(path, file_as=None, recorder=None, args=()):
     try:
         exec(code, main_module.__dict__)
     except SystemExit as stop:
-        if stop.code not in (None, 0):
+        tests_ran = outcomes is not None and outcomes.outcomes
+        if stop.code not in (None, 0) and not tests_ran:
             status, error = "crashed", "the script called sys.exit(%r)" % (stop.code,)
     except BaseException:
         status, error = "crashed", traceback.format_exc()

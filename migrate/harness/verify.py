@@ -18,6 +18,7 @@ from migrate.harness.pairing import SiteMapError
 from migrate.harness.programs import Prepared, Program, prepare
 from migrate.harness.timing import WARMUP_FRACTION
 from migrate.harness.tolerance import Tolerance
+from migrate.harness.workdir import DEFAULT_LIMIT_MB, WorkdirPlan, materialise, plan_workdir, relocate
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LEGACY_ENTRY = os.path.join(HERE, "legacy_side.py")
@@ -44,13 +45,16 @@ class Settings:
     memory_mb: float = field(default_factory=default_memory_mb)
     seed: int = 0
     args: tuple[str, ...] = ()  # command-line arguments given to both programs
-
+    # Each side runs in its own copy of this folder (the CLI gives the one verify was run from);
+    # None: in an empty folder. See workdir.py.
+    workdir: str | None = None
+    workdir_limit_mb: float = DEFAULT_LIMIT_MB
 
     def to_dict(self) -> dict:
         return {"steps": self.steps, "tolerance": self.tolerance.to_dict(), "device": self.device,
                 "legacy_python": self.legacy_python, "timeout_s": self.timeout_s,
                 "memory_limit_mb": round(self.memory_mb), "seed": self.seed,
-                "args": list(self.args)}
+                "args": list(self.args), "workdir": self.workdir, "workdir_limit_mb": self.workdir_limit_mb}
 
 
 def side_env(settings: Settings, legacy: bool) -> dict:
@@ -88,29 +92,54 @@ def verify_migrated(program: Program, prepared: Prepared, legacy: SideRun, setti
     several migrated candidates)."""
     report = report or judge.empty_report(program)
     report["migrated_path"] = report["migrated_path"] or prepared.migrated
+    report["working_directory"] = workdir_plan(program, settings, work).to_dict()
     report["sides"]["legacy"] = judge.side_summary(legacy)
     if legacy.status != "ok":
         return judge.stop(report, judge.failure_verdict(legacy), judge.failure_reason("legacy", legacy))
-    migrated = run_migrated(prepared, legacy, settings, work)
+    migrated = run_migrated(program, prepared, legacy, settings, work)
     report["sides"]["migrated"] = judge.side_summary(migrated)
     if migrated.status != "ok":
         return judge.stop(report, judge.failure_verdict(migrated), judge.failure_reason("migrated", migrated))
     return judge.compare_runs(report, prepared, legacy, migrated, settings.tolerance)
 
 
+def workdir_plan(program: Program, settings: Settings, work: str) -> WorkdirPlan:
+    """What both sides' working folders are copies of (the same for both, decided the same way each
+    time): the invocation directory, else the program's folder, else nothing. The harness's own
+    temporary folders are never copied into them."""
+    return plan_workdir(settings.workdir, os.path.dirname(program.legacy), settings.workdir_limit_mb,
+                        exclude=harness_folders(work))
+
+
+def harness_folders(work: str) -> tuple[str, str]:
+    """This program's temporary folder and the batch's (its parent): never copied into a side."""
+    work = os.path.abspath(work)
+    return work, os.path.dirname(work)
+
+
+def side_cwd(program: Program, settings: Settings, work: str, side_dir: str) -> tuple[WorkdirPlan, str]:
+    """The side's working folder, made as planned, and the plan (to relocate the script into it)."""
+    plan = workdir_plan(program, settings, work)
+    return plan, materialise(plan, os.path.join(side_dir, "cwd"), exclude=harness_folders(work))
+
+
 def run_legacy(program: Program, settings: Settings, work: str) -> SideRun:
-    config = {"script": program.legacy, "steps": settings.steps, "seed": settings.seed,
+    side_dir = os.path.join(work, "legacy")
+    plan, cwd = side_cwd(program, settings, work, side_dir)
+    config = {"script": relocate(program.legacy, plan, cwd), "steps": settings.steps, "seed": settings.seed,
               "device": settings.device, "args": list(settings.args),
               "legacy_runtime_root": None if settings.legacy_python else PROJECT_ROOT}
-    return run_side(LEGACY_ENTRY, settings.legacy_python or sys.executable, config,
-                    os.path.join(work, "legacy"), settings.timeout_s, settings.memory_mb, side_env(settings, True))
+    return run_side(LEGACY_ENTRY, settings.legacy_python or sys.executable, config, side_dir,
+                    settings.timeout_s, settings.memory_mb, side_env(settings, True), cwd)
 
 
-def run_migrated(prepared: Prepared, legacy: SideRun, settings: Settings, work: str) -> SideRun:
+def run_migrated(program: Program, prepared: Prepared, legacy: SideRun, settings: Settings, work: str) -> SideRun:
+    side_dir = os.path.join(work, "migrated_run")
+    plan, cwd = side_cwd(program, settings, work, side_dir)
     weights = os.path.join(legacy.out_dir, "weights.npz")
-    config = {"script": prepared.migrated, "file_as": prepared.file_as, "steps": settings.steps,
-              "seed": settings.seed, "device": settings.device, "args": list(settings.args),
-              "fused": prepared.fused, "warmup_fraction": WARMUP_FRACTION, "variables": legacy.data.result.get("variables"),
-              "weights": weights if os.path.exists(weights) else None}
-    return run_side(MIGRATED_ENTRY, sys.executable, config, os.path.join(work, "migrated_run"),
-                    settings.timeout_s, settings.memory_mb, side_env(settings, False))
+    config = {"script": relocate(prepared.migrated, plan, cwd), "file_as": relocate(prepared.file_as, plan, cwd),
+              "steps": settings.steps, "seed": settings.seed, "device": settings.device,
+              "args": list(settings.args), "fused": prepared.fused, "warmup_fraction": WARMUP_FRACTION,
+              "variables": legacy.data.result.get("variables"), "weights": weights if os.path.exists(weights) else None}
+    return run_side(MIGRATED_ENTRY, sys.executable, config, side_dir, settings.timeout_s, settings.memory_mb,
+                    side_env(settings, False), cwd)
