@@ -6,8 +6,8 @@ import base64
 import html
 import io
 
-from migrate.harness.report import (SITE_HEADER, SUMMARY_HEADER, number, program_notes, settings_sentence,
-                                    side_line, site_rows, summary_rows)
+from migrate.harness.report_rows import (SITE_HEADER, SUMMARY_HEADER, number, program_notes, settings_sentence,
+                                         side_line, site_rows, summary_rows)
 
 VERDICT_COLOURS = {"equivalent": "#2e7d32", "mismatch": "#c62828", "inconclusive": "#ef6c00",
                    "failed": "#6a1b9a", "error": "#455a64"}
