@@ -20,7 +20,9 @@ import posixpath
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.join(HERE, "stand_ins")]
+from corpus_stand_ins import REGISTRY  # noqa: E402
 from materialise import MANIFEST  # noqa: E402
 from mirrors import git_dir, pinned_commit, read_blob, tree_blobs  # noqa: E402
 from recipes import RECIPES  # noqa: E402
@@ -124,6 +126,11 @@ def support_files(entry_path: str, python_path: tuple[str, ...], blobs: dict, re
     return sorted(seen - {entry_path})
 
 
+def working_dir_files(stand_ins: tuple[str, ...]) -> list[str]:
+    """Files the stand-in layer writes into the program's working directory before it starts."""
+    return sorted(path for name in stand_ins for path in REGISTRY[name].files)
+
+
 def repo_entries(repo: str, gitdir: str) -> list[dict]:
     """Manifest entries of one repository: its TF1 files, runnable ones with their recipes."""
     commit = pinned_commit(gitdir)
@@ -143,7 +150,7 @@ def repo_entries(repo: str, gitdir: str) -> list[dict]:
         entry = {"repo": repo, "commit": commit, "path": path, "blob": sha, "kind": kind_of(path, read(path))}
         if path in recipes:
             recipe = recipes.pop(path)
-            entry["run"] = recipe.to_dict()
+            entry["run"] = dict(recipe.to_dict(), working_dir_files=working_dir_files(recipe.stand_ins))
             entry["support"] = [{"path": p, "blob": blobs[p][0]}
                                 for p in support_files(path, recipe.python_path, blobs, read)]
         entries.append(entry)
