@@ -87,20 +87,22 @@ def static_part(entries: list[dict], corpus_dir: str, jobs: int) -> list[dict]:
 
 
 def run_part(entries: list[dict], corpus_dir: str, jobs: int, timeout_s: float, do_verify: bool) -> list[dict]:
-    """Run records of the runnable entries (threads: every run is its own subprocess)."""
-    runnable = [entry for entry in entries if "run" in entry]
+    """Run records of the runnable programs (threads: every run is its own subprocess)."""
     migrated_dir = os.path.join(ROOT, ".corpus-migrated")
-    print(f"run: {len(runnable)} programs", file=sys.stderr)
+    trees = {id(e): run_pass.build_migrated_tree(corpus_dir, migrated_dir, e) for e in entries if e.get("runs")}
+    programs = [(entry, recipe) for entry in entries for recipe in entry.get("runs", ())]
+    print(f"run: {len(programs)} programs", file=sys.stderr)
 
-    def one(entry: dict) -> dict:
-        record = run_pass.run_entry(corpus_dir, migrated_dir, entry, timeout_s, do_verify)
+    def one(program: tuple[dict, dict]) -> dict:
+        entry, recipe = program
+        record = run_pass.run_recipe(corpus_dir, entry, recipe, trees[id(entry)], timeout_s, do_verify)
         verdict = (record.get("verify") or {}).get("verdict", "-")
         print(f"  {record['id']}: legacy {record['legacy']['status']}, migrated {record['migrated']['status']}, "
               f"verify {verdict}", file=sys.stderr)
         return record
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(one, runnable))
+        return list(pool.map(one, programs))
 
 
 def write_outputs(report: dict, out: str) -> tuple[str, str]:

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ sys.path[:0] = [str(ROOT / "benchmarks" / "corpus"), str(ROOT / "benchmarks" / "
 import build_manifest  # noqa: E402
 import materialise  # noqa: E402
 import summary  # noqa: E402
-from corpus_stand_ins import activate, hook, mnist  # noqa: E402
+from corpus_stand_ins import activate, hook, mnist, run_budget  # noqa: E402
 from static_pass import graph_mode_names  # noqa: E402
 
 PROGRAM = """import tensorflow as tf
@@ -133,13 +134,15 @@ def test_script_relative_folders_resolve_against_the_script_folder(tmp_path: Pat
 
 
 def test_activate_writes_working_directory_files_once(tmp_path: Path):
-    activate(["tinyshakespeare"], str(tmp_path))
-    text_file = tmp_path / "data" / "tinyshakespeare" / "input.txt"
-    first = text_file.read_text()
-    assert len(first) >= 20000
-    text_file.write_text("kept")
-    activate(["tinyshakespeare"], str(tmp_path))
-    assert text_file.read_text() == "kept"
+    activate(["glove"], str(tmp_path))
+    (archive_path,) = tmp_path.iterdir()
+    with zipfile.ZipFile(archive_path) as archive:
+        lines = archive.read("glove.840B.300d.txt").decode().splitlines()
+    vectors = {line.split()[0]: line.split()[1:] for line in lines}
+    assert "Seven" in vectors and len(vectors["Seven"]) == 300
+    archive_path.write_bytes(b"kept")
+    activate(["glove"], str(tmp_path))
+    assert archive_path.read_bytes() == b"kept"
 
 
 def test_graph_mode_names_ignore_comments_and_strings():
@@ -159,6 +162,24 @@ def test_manifest_file_is_consistent():
     entries = materialise.load_manifest()
     keys = [(e["repo"], e["path"]) for e in entries]
     assert len(keys) == len(set(keys)) and len(entries) >= 150
-    runnable = [e for e in entries if "run" in e]
-    assert len(runnable) >= 40 and all(e["kind"] == "main" for e in runnable)
+    runnable = [e for e in entries if e.get("runs")]
+    assert sum(len(e["runs"]) for e in runnable) >= 40 and all(e["kind"] == "main" for e in runnable)
+    ids = [run["id"] for e in runnable for run in e["runs"]]
+    assert len(ids) == len(set(ids))
     assert json.loads(json.dumps(entries)) == entries
+
+
+def test_run_budget_ends_the_program_at_the_same_step(tmp_path: Path, monkeypatch):
+    (tmp_path / "fake_tf_session_corpus.py").write_text(
+        "class BaseSession:\n    def run(self, fetches):\n        return fetches\n")
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+    monkeypatch.setattr(sys, "path", [str(tmp_path)] + sys.path)
+    budget = run_budget.Budget(2)
+    sys.meta_path.insert(0, run_budget.PostImportPatcher(
+        {"fake_tf_session_corpus": lambda module: run_budget.patch_session(module, budget)}))
+    session = importlib.import_module("fake_tf_session_corpus").BaseSession()
+    assert session.run(1) == 1 and session.run(2) == 2
+    with pytest.raises(SystemExit) as stop:
+        session.run(3)
+    assert stop.value.code == 0 and budget.taken == 2
+    sys.modules.pop("fake_tf_session_corpus", None)

@@ -6,7 +6,7 @@ Every repository of `/work/shared/dev-corpus/REPOS.md` (listed in REPOSITORIES) 
 commit of its default branch dated before 2019-07-01. A `.py` or `.ipynb` file joins the corpus when
 it imports TensorFlow and uses a TF1 API (TF1_API below). Its `kind` is `main` when it is a program
 (an `if __name__ == "__main__"` block, a notebook, or top-level code that runs a session, a test
-or a training loop), `module` otherwise. The runnable ones get the recipe of `recipes.py` and the
+or a training loop), `module` otherwise. The runnable ones get their recipes from `recipes.py` (`runs`) and the
 list of local modules they import (`support`), so that the materialiser writes those beside them.
 Re-running it on the same mirrors gives the same manifest.
 """
@@ -142,17 +142,20 @@ def repo_entries(repo: str, gitdir: str) -> list[dict]:
             cache[path] = source_of(path, read_blob(gitdir, blobs[path][0]))
         return cache[path]
 
-    recipes = {r.path: r for r in RECIPES if r.repo == repo}
+    recipes: dict[str, list] = {}
+    for recipe in RECIPES:
+        if recipe.repo == repo:
+            recipes.setdefault(recipe.path, []).append(recipe)
     entries = []
     for path, (sha, size) in sorted(blobs.items()):
         if not path.endswith((".py", ".ipynb")) or size > MAX_FILE_BYTES or not is_tf1(read(path)):
             continue
         entry = {"repo": repo, "commit": commit, "path": path, "blob": sha, "kind": kind_of(path, read(path))}
         if path in recipes:
-            recipe = recipes.pop(path)
-            entry["run"] = dict(recipe.to_dict(), working_dir_files=working_dir_files(recipe.stand_ins))
+            runs = recipes.pop(path)
+            entry["runs"] = [dict(r.to_dict(), working_dir_files=working_dir_files(r.stand_ins)) for r in runs]
             entry["support"] = [{"path": p, "blob": blobs[p][0]}
-                                for p in support_files(path, recipe.python_path, blobs, read)]
+                                for p in support_files(path, runs[0].python_path, blobs, read)]
         entries.append(entry)
     if recipes:
         raise SystemExit(f"recipes for files not selected from {repo}: {sorted(recipes)}")
@@ -181,9 +184,9 @@ def main(argv: list[str] | None = None) -> int:
         json.dump(entries, handle, indent=1)
         handle.write("\n")
     mains = sum(e["kind"] == "main" for e in entries)
-    runnable = sum("run" in e for e in entries)
+    runnable = sum(len(e.get("runs", ())) for e in entries)
     repos = len({e["repo"] for e in entries})
-    print(f"{len(entries)} files ({mains} main, {runnable} runnable) from {repos} repositories -> {args.out}")
+    print(f"{len(entries)} files ({mains} main, {runnable} runnable programs) from {repos} repositories -> {args.out}")
     for repo in missing:
         print(f"missing mirror, skipped: {repo}")
     return 0

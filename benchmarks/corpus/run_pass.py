@@ -1,6 +1,6 @@
 """The running part of the corpus measure, for the entries with a run recipe.
 
-For each runnable program:
+For each runnable program (a recipe of a manifest entry):
   1. its migrated tree: the program and the local modules it imports, each migrated with
      `migrate.runner.migrate_path` into `<migrated_dir>/<owner>+<name>/<same path>`, with the
      run-site map (`<program>.sites.json`) the harness pairs sites with;
@@ -68,9 +68,8 @@ def build_migrated_tree(corpus_dir: str, migrated_dir: str, entry: dict) -> tupl
     return target, ""
 
 
-def program_env(entry: dict, legacy: bool) -> dict:
+def program_env(entry: dict, recipe: dict, legacy: bool) -> dict:
     """Environment of a run: the stand-in layer as the recipe says, CPU only, quiet TensorFlow."""
-    recipe = entry["run"]
     script_dir = os.path.dirname(entry["path"])
     script_path = [os.path.relpath(folder, script_dir or ".") for folder in recipe["python_path"]]
     python_path = [STAND_INS, PROJECT_ROOT] if legacy else [STAND_INS]
@@ -78,10 +77,11 @@ def program_env(entry: dict, legacy: bool) -> dict:
                TFM_CORPUS_SCRIPT_PATH=os.pathsep.join(script_path), MPLBACKEND="Agg", CUDA_VISIBLE_DEVICES="-1",
                TF_CPP_MIN_LOG_LEVEL="2", PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
     env.pop("TF_USE_LEGACY_KERAS", None)
-    if recipe["max_batches"] is not None:
-        env["TFM_CORPUS_MAX_BATCHES"] = str(recipe["max_batches"])
-    else:
-        env.pop("TFM_CORPUS_MAX_BATCHES", None)
+    for variable, key in (("TFM_CORPUS_MAX_BATCHES", "max_batches"), ("TFM_CORPUS_MAX_RUNS", "max_runs")):
+        if recipe[key] is None:
+            env.pop(variable, None)
+        else:
+            env[variable] = str(recipe[key])
     return env
 
 
@@ -118,17 +118,17 @@ def exception_head(stderr: str, exit_code: int) -> str:
     return lines[-1] if lines else f"exit status {exit_code}"
 
 
-def verify(entry: dict, legacy: str, migrated: str, timeout_s: float) -> dict:
+def verify(entry: dict, recipe: dict, legacy: str, migrated: str, timeout_s: float) -> dict:
     """The harness's report of the pair: {"verdict", "reason"} (verdict "error" if no report came)."""
     from migrate.harness.pairing import sidecar_path
 
     with tempfile.TemporaryDirectory(prefix="corpus-verify-") as folder:
         config = {"legacy": legacy, "migrated": migrated, "sites": sidecar_path(migrated),
-                  "args": entry["run"]["args"], "timeout_s": timeout_s, "report": os.path.join(folder, "report.json")}
+                  "args": recipe["args"], "timeout_s": timeout_s, "report": os.path.join(folder, "report.json")}
         config_path = os.path.join(folder, "config.json")
         with open(config_path, "w", encoding="utf-8") as handle:
             json.dump(config, handle)
-        env = program_env(entry, legacy=True)  # PROJECT_ROOT on the path: the harness of this checkout
+        env = program_env(entry, recipe, legacy=True)  # PROJECT_ROOT on the path: the harness of this checkout
         outcome = run_command([sys.executable, VERIFY_ONE, config_path], env, timeout_s * 2 + 120)
         if not os.path.isfile(config["report"]):
             return {"verdict": "error", "reason": f"no report: {outcome.error or outcome.status}"}
@@ -137,21 +137,23 @@ def verify(entry: dict, legacy: str, migrated: str, timeout_s: float) -> dict:
     return {"verdict": program["verdict"], "reason": program["reason"]}
 
 
-def run_entry(corpus_dir: str, migrated_dir: str, entry: dict, timeout_s: float, do_verify: bool = True) -> dict:
-    """The run record of one runnable entry."""
+def run_recipe(corpus_dir: str, entry: dict, recipe: dict, migrated: tuple[str | None, str], timeout_s: float,
+               do_verify: bool = True) -> dict:
+    """The run record of one recipe of a runnable entry; `migrated`: build_migrated_tree's answer."""
     legacy = tree_path(corpus_dir, entry)
-    args = entry["run"]["args"]
-    record = {"id": entry["run"]["id"], "repo": entry["repo"], "path": entry["path"], "args": args,
-              "stand_ins": entry["run"]["stand_ins"], "max_batches": entry["run"]["max_batches"]}
+    args = recipe["args"]
+    record = {"id": recipe["id"], "repo": entry["repo"], "path": entry["path"], "args": args,
+              "stand_ins": recipe["stand_ins"], "max_batches": recipe["max_batches"], "max_runs": recipe["max_runs"]}
     legacy_run = run_command([sys.executable, "-m", "migrate.legacy_runtime", legacy, *args],
-                             program_env(entry, legacy=True), timeout_s)
+                             program_env(entry, recipe, legacy=True), timeout_s)
     record["legacy"] = asdict(legacy_run)
-    migrated, problem = build_migrated_tree(corpus_dir, migrated_dir, entry)
+    migrated, problem = migrated
     if migrated is None:
         record["migrated"] = asdict(RunOutcome("not-run", error=problem))
-        record["verify"] = {"verdict": "failed", "reason": problem}
+        record["verify"] = {"verdict": "failed", "reason": problem, "harness_ran": False}
         return record
-    migrated_run = run_command([sys.executable, migrated, *args], program_env(entry, legacy=False), timeout_s)
+    migrated_run = run_command([sys.executable, migrated, *args], program_env(entry, recipe, legacy=False),
+                               timeout_s)
     record["migrated"] = asdict(migrated_run)
     if not do_verify:
         record["verify"] = None
@@ -160,5 +162,5 @@ def run_entry(corpus_dir: str, migrated_dir: str, entry: dict, timeout_s: float,
         record["verify"] = {"verdict": "failed", "reason": f"not verified: the plain {side} run did not succeed",
                             "harness_ran": False}
     else:
-        record["verify"] = dict(verify(entry, legacy, migrated, timeout_s), harness_ran=True)
+        record["verify"] = dict(verify(entry, recipe, legacy, migrated, timeout_s), harness_ran=True)
     return record

@@ -15,7 +15,10 @@ bounds programs whose step count no flag controls, identically for the legacy an
 from __future__ import annotations
 
 import collections
+import functools
+import gzip
 import os
+import struct
 import sys
 
 import numpy
@@ -53,6 +56,21 @@ def synthetic_digits(count: int, rng: numpy.random.RandomState) -> tuple[numpy.n
     brightness = 0.7 + 0.3 * rng.rand(count, 1, 1)
     images = numpy.clip(patterns[labels] * brightness + noise, 0.0, 1.0)
     return (images * 255).astype(numpy.uint8)[..., None], labels
+
+
+@functools.lru_cache(maxsize=1)
+def idx_files() -> dict[str, bytes]:
+    """Full-size MNIST in its original gzipped IDX files (60,000 train and 10,000 test images, with the
+    real headers), for programs that read the files themselves and expect the full counts."""
+    rng = numpy.random.RandomState(SEED)
+    files = {}
+    for prefix, count in (("train", 60000), ("t10k", 10000)):
+        images, labels = synthetic_digits(count, rng)
+        files[f"{prefix}-images-idx3-ubyte.gz"] = gzip.compress(
+            struct.pack(">IIII", 2051, count, IMAGE_SIDE, IMAGE_SIDE) + images.tobytes(), compresslevel=1)
+        files[f"{prefix}-labels-idx1-ubyte.gz"] = gzip.compress(struct.pack(">II", 2049, count) + labels.tobytes(),
+                                                                compresslevel=1)
+    return files
 
 
 def dense_to_one_hot(labels: numpy.ndarray, num_classes: int = NUM_CLASSES) -> numpy.ndarray:
