@@ -1,3 +1,172 @@
+"""The corpus tools (benchmarks/corpus/) on a tiny mirror made here: no fetched code, no TensorFlow."""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "benchmarks" / "corpus"), str(ROOT / "benchmarks" / "corpus" / "stand_ins")]
+
+import build_manifest  # noqa: E402
+import materialise  # noqa: E402
+import summary  # noqa: E402
+from corpus_stand_ins import activate, hook, mnist, run_budget  # noqa: E402
+from static_pass import graph_mode_names  # noqa: E402
+
+PROGRAM = """import tensorflow as tf
+from helpers import util
+
+x = tf.placeholder(tf.float32, [None, 3])
+with tf.Session() as sess:
+    print(sess.run(x, feed_dict={x: util.ones()}))
+"""
+MODULE = "import tensorflow as tf\n\ndef dense(x):\n    return tf.layers.dense(x, 3)\n"
+UTIL = "def ones():\n    return [[1.0, 1.0, 1.0]]\n"
+
+
+def git(folder: Path, *args: str) -> str:
+    env = dict(os.environ, GIT_AUTHOR_DATE="2018-01-01T00:00:00", GIT_COMMITTER_DATE="2018-01-01T00:00:00")
+    return subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True, text=True,
+                          env=env).stdout
+
+
+@pytest.fixture
+def mirror(tmp_path: Path) -> Path:
+    """`<mirrors>/me+toy/repo/.git` holding a TF1 program, a TF1 module and a plain helper package."""
+    work = tmp_path / "mirrors" / "me+toy" / "repo"
+    (work / "helpers").mkdir(parents=True)
+    (work / "train.py").write_text(PROGRAM)
+    (work / "layers.py").write_text(MODULE)
+    (work / "helpers" / "__init__.py").write_text("")
+    (work / "helpers" / "util.py").write_text(UTIL)
+    git(work, "init", "-q")
+    git(work, "add", ".")
+    git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "toy")
+    return tmp_path / "mirrors"
+
+
+def toy_entries(mirrors: Path) -> list[dict]:
+    gitdir = materialise.git_dir(str(mirrors), "me/toy")
+    return build_manifest.repo_entries("me/toy", gitdir)
+
+
+def test_manifest_selects_tf1_files_and_classifies_them(mirror: Path):
+    entries = {e["path"]: e for e in toy_entries(mirror)}
+    assert set(entries) == {"train.py", "layers.py"}  # helpers/util.py has no TensorFlow
+    assert entries["train.py"]["kind"] == "main" and entries["layers.py"]["kind"] == "module"
+    assert entries["train.py"]["blob"] == materialise.git_blob_sha(PROGRAM.encode())
+
+
+def test_support_files_follow_local_imports(mirror: Path):
+    gitdir = materialise.git_dir(str(mirror), "me/toy")
+    blobs = build_manifest.tree_blobs(gitdir, build_manifest.pinned_commit(gitdir))
+    read = {"train.py": PROGRAM, "helpers/__init__.py": "", "helpers/util.py": UTIL}.__getitem__
+    assert build_manifest.support_files("train.py", (), blobs, read) == ["helpers/__init__.py", "helpers/util.py"]
+
+
+def test_materialise_writes_checked_files_and_names_problems(mirror: Path, tmp_path: Path):
+    entries = toy_entries(mirror)
+    program = next(e for e in entries if e["path"] == "train.py")
+    program["support"] = [{"path": "helpers/util.py", "blob": materialise.git_blob_sha(UTIL.encode())}]
+    wrong = dict(program, path="layers.py", blob="0" * 40, support=[])
+    absent = dict(program, repo="me/absent")
+    outcome = materialise.materialise([program, wrong, absent], str(mirror), str(tmp_path / "out"))
+    assert (tmp_path / "out" / "me+toy" / "train.py").read_text() == PROGRAM
+    assert (tmp_path / "out" / "me+toy" / "helpers" / "util.py").read_text() == UTIL
+    assert not (tmp_path / "out" / "me+toy" / "layers.py").exists()
+    assert outcome.written == 2 and outcome.missing_mirrors == ["me/absent"]
+    assert len(outcome.bad_files) == 1 and outcome.bad_files[0].startswith("me/toy:layers.py")
+    assert not outcome.ok
+
+
+def test_mnist_stand_in_has_the_original_shapes_and_batching(monkeypatch):
+    monkeypatch.delenv(mnist.MAX_BATCHES_VARIABLE, raising=False)
+    data = mnist.read_data_sets("/nonexistent", one_hot=True)
+    assert data.train.images.shape == (1100, 784) and data.train.images.dtype == np.float32
+    assert data.train.labels.shape == (1100, 10) and data.validation.num_examples == 100
+    assert data.test.images.max() <= 1.0
+    again = mnist.read_data_sets("/elsewhere", one_hot=True)
+    np.testing.assert_array_equal(data.test.images, again.test.images)  # seeded: same data every time
+    np.random.seed(0)
+    sizes = [len(data.train.next_batch(300)[0]) for _ in range(4)]  # wraps into the second epoch
+    assert sizes == [300] * 4 and data.train.epochs_completed == 1
+    unflat = mnist.read_data_sets("x", reshape=False, validation_size=0)
+    assert unflat.train.images.shape == (1200, 28, 28, 1) and unflat.train.labels.dtype == np.uint8
+
+
+def test_batch_budget_ends_the_program_cleanly(monkeypatch):
+    monkeypatch.setenv(mnist.MAX_BATCHES_VARIABLE, "2")
+    monkeypatch.setattr(mnist.BatchBudget, "served", 0)
+    data = mnist.read_data_sets("x")
+    data.train.next_batch(10)
+    data.test.next_batch(10)
+    with pytest.raises(SystemExit) as stop:
+        data.train.next_batch(10)
+    assert stop.value.code == 0
+
+
+def test_alias_hook_serves_stand_in_modules_under_other_names(monkeypatch):
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+    hook.install({"toy_corpus_pkg.tutorials.input_data": "corpus_stand_ins.mnist"})
+    module = importlib.import_module("toy_corpus_pkg.tutorials.input_data")
+    assert module.read_data_sets is mnist.read_data_sets
+    for name in ("toy_corpus_pkg.tutorials.input_data", "toy_corpus_pkg.tutorials", "toy_corpus_pkg"):
+        sys.modules.pop(name, None)
+
+
+def test_script_relative_folders_resolve_against_the_script_folder(tmp_path: Path, monkeypatch):
+    (tmp_path / "pkg_corpus_toy").mkdir()
+    (tmp_path / "pkg_corpus_toy" / "__init__.py").write_text("VALUE = 7\n")
+    (tmp_path / "tests").mkdir()
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "tests")] + sys.path)
+    hook.install_script_relative([".."])
+    assert importlib.import_module("pkg_corpus_toy").VALUE == 7
+    sys.modules.pop("pkg_corpus_toy", None)
+
+
+def test_activate_writes_working_directory_files_once(tmp_path: Path):
+    activate(["glove"], str(tmp_path))
+    (archive_path,) = tmp_path.iterdir()
+    with zipfile.ZipFile(archive_path) as archive:
+        lines = archive.read("glove.840B.300d.txt").decode().splitlines()
+    vectors = {line.split()[0]: line.split()[1:] for line in lines}
+    assert "Seven" in vectors and len(vectors["Seven"]) == 300
+    archive_path.write_bytes(b"kept")
+    activate(["glove"], str(tmp_path))
+    assert archive_path.read_bytes() == b"kept"
+
+
+def test_graph_mode_names_ignore_comments_and_strings():
+    assert graph_mode_names(PROGRAM) == ["Session", "feed_dict", "placeholder"]
+    assert graph_mode_names("# tf.Session\nprint('placeholder')\n") == []
+
+
+def test_refusals_are_grouped_by_code_and_normalised_message():
+    finding = {"code": "TFM201", "fixed": False, "line": 3, "message": "minimize(var_list=...): `theta_D` at line 12"}
+    other = dict(finding, message="minimize(var_list=...): `theta_G` at line 40")
+    records = [{"repo": "me/toy", "path": "a.py", "findings": [finding, other, dict(finding, fixed=True)]}]
+    groups = summary.refusal_reasons(records)
+    assert len(groups) == 1 and groups[0]["count"] == 2 and groups[0]["example"] == "me/toy:a.py:3"
+
+
+def test_manifest_file_is_consistent():
+    entries = materialise.load_manifest()
+    keys = [(e["repo"], e["path"]) for e in entries]
+    assert len(keys) == len(set(keys)) and len(entries) >= 150
+    runnable = [e for e in entries if e.get("runs")]
+    assert sum(len(e["runs"]) for e in runnable) >= 40 and all(e["kind"] == "main" for e in runnable)
+    ids = [run["id"] for e in runnable for run in e["runs"]]
+    assert len(ids) == len(set(ids))
+    assert json.loads(json.dumps(entries)) == entries
 
 
 def test_run_budget_ends_the_program_at_the_same_step(tmp_path: Path, monkeypatch):

@@ -1,0 +1,97 @@
+"""Ends a program cleanly (SystemExit(0)) when it asks for step N+1: `TFM_CORPUS_MAX_RUNS=N`.
+
+A step is a `Session.run` call (TF1 sessions, `tf.compat.v1` included; `.eval()` and `.run()` reach
+it too) or a top-level call of a `tf.function` executed eagerly (calls made while a graph is built
+are not steps). The legacy program and its migration are stopped at the same step when each
+`Session.run` of the one became one function call of the other; a fused multi-step function (TFM301)
+counts as one call. Calls the verification harness makes itself (capturing weights) are not counted.
+
+For programs whose step count neither a flag nor the data size bounds. Installed as a post-import
+hook, so TensorFlow is patched only once the program imports it.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.abc
+import importlib.util
+import os
+import sys
+
+MAX_RUNS_VARIABLE = "TFM_CORPUS_MAX_RUNS"
+SESSION_MODULE = "tensorflow.python.client.session"
+FUNCTION_MODULE = "tensorflow.python.eager.polymorphic_function.polymorphic_function"
+HARNESS_MARK = os.path.join("migrate", "harness") + os.sep
+
+
+class Budget:
+    """Steps taken so far, and the limit."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.taken = limit, 0
+
+    def take(self, caller_file: str) -> None:
+        if HARNESS_MARK in caller_file:
+            return
+        if self.taken >= self.limit:
+            print(f"[corpus stand-in] {self.taken} steps run ({MAX_RUNS_VARIABLE}={self.limit}): "
+                  "ending the program here", file=sys.stderr)
+            sys.stdout.flush()
+            raise SystemExit(0)
+        self.taken += 1
+
+
+def counted(method, budget: Budget, is_step=lambda: True):
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        if is_step():
+            budget.take(sys._getframe(1).f_code.co_filename)
+        return method(*args, **kwargs)
+    return wrapper
+
+
+def patch_session(module, budget: Budget) -> None:
+    module.BaseSession.run = counted(module.BaseSession.run, budget)
+
+
+def patch_function(module, budget: Budget) -> None:
+    from tensorflow.python.eager import context
+
+    module.Function.__call__ = counted(module.Function.__call__, budget, context.executing_eagerly)
+
+
+class PostImportPatcher(importlib.abc.MetaPathFinder):
+    """Runs `patches[name](module)` right after module `name` is executed."""
+
+    def __init__(self, patches) -> None:
+        self.patches = dict(patches)
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in self.patches:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                spec.loader = PatchingLoader(spec.loader, self.patches.pop(fullname))
+                return spec
+        return None
+
+
+class PatchingLoader(importlib.abc.Loader):
+    def __init__(self, loader, patch) -> None:
+        self.loader, self.patch = loader, patch
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        self.loader.exec_module(module)
+        self.patch(module)
+
+
+def install(limit: int) -> None:
+    budget = Budget(limit)
+    sys.meta_path.insert(0, PostImportPatcher({
+        SESSION_MODULE: lambda module: patch_session(module, budget),
+        FUNCTION_MODULE: lambda module: patch_function(module, budget)}))

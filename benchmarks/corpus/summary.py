@@ -1,0 +1,163 @@
+"""Numbers of the corpus measure, from the static and run records, and their Markdown rendering."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+LEVELS = ("tf2", "compat", "tf1", "none")
+VERDICTS = ("equivalent", "mismatch", "inconclusive", "failed", "error")
+TOP = 15
+
+
+def level_histogram(records: list[dict]) -> dict[str, int]:
+    """Files per level; files the runner skipped or failed are counted apart, not by level."""
+    counts = Counter()
+    for record in records:
+        counts[record["status"] if record["status"] in ("skipped", "failed") else record["level"]] += 1
+    return {key: counts.get(key, 0) for key in LEVELS + ("skipped", "failed")}
+
+
+def graph_mode_summary(records: list[dict]) -> dict:
+    """Main scripts free of Session / placeholder / feed_dict, before and after migration."""
+    mains = [r for r in records if r["kind"] == "main"]
+    used_before = [r for r in mains if r["graph_mode_before"]]
+    return {"main_scripts": len(mains),
+            "using_before": len(used_before),
+            "free_after": sum(not r["graph_mode_after"] for r in mains),
+            "freed": sum(not r["graph_mode_after"] for r in used_before),
+            "names_left": dict(Counter(name for r in mains for name in r["graph_mode_after"]).most_common())}
+
+
+def normalise(message: str) -> str:
+    """A message with its specifics (quoted text, dotted names, numbers) replaced, to group alike ones."""
+    message = re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"", "'…'", message)
+    message = re.sub(r"/[\w./+-]+", "<path>", message)
+    message = re.sub(r"\b\w+(\.\w+)+\b", "<name>", message)
+    message = re.sub(r"\b\d+\b", "N", message)
+    return message[:160]
+
+
+def refusal_reasons(records: list[dict]) -> list[dict]:
+    """Findings left for a human (`fixed: false`), grouped by code and normalised message."""
+    groups: Counter = Counter()
+    example: dict = {}
+    for record in records:
+        for finding in record["findings"]:
+            if not finding["fixed"]:
+                key = (finding["code"], normalise(finding["message"]))
+                groups[key] += 1
+                example.setdefault(key, f'{record["repo"]}:{record["path"]}:{finding["line"]}')
+    return [{"code": code, "message": message, "count": count, "example": example[(code, message)]}
+            for (code, message), count in groups.most_common()]
+
+
+def skip_fail_reasons(records: list[dict]) -> list[dict]:
+    groups = Counter((r["status"], normalise(r["reason"])) for r in records if r["status"] in ("skipped", "failed"))
+    return [{"status": status, "reason": reason, "count": count} for (status, reason), count in groups.most_common()]
+
+
+def run_failure_reasons(runs: list[dict], side: str) -> list[dict]:
+    """Failed runs of one side grouped by exception type and message head."""
+    groups: Counter = Counter()
+    example: dict = {}
+    for run in runs:
+        outcome = run[side]
+        if outcome["status"] not in ("ok", "not-run"):
+            key = (outcome["status"], normalise(outcome["error"])[:120])
+            groups[key] += 1
+            example.setdefault(key, run["id"])
+    return [{"status": status, "error": error, "count": count, "example": example[(status, error)]}
+            for (status, error), count in groups.most_common()]
+
+
+def run_summary(runs: list[dict]) -> dict:
+    def rate(side: str) -> dict:
+        ok = sum(run[side]["status"] == "ok" for run in runs)
+        return {"ok": ok, "of": len(runs)}
+
+    verdicts = Counter(run["verify"]["verdict"] for run in runs if run.get("verify"))
+    harness_ran = sum(bool(run.get("verify") and run["verify"].get("harness_ran")) for run in runs)
+    return {"programs": len(runs), "legacy_runtime": rate("legacy"), "migrated_plain_tf2": rate("migrated"),
+            "verify": {verdict: verdicts.get(verdict, 0) for verdict in VERDICTS},
+            "verify_harness_ran": harness_ran,
+            "corpus_bugs": [run["id"] for run in runs if run["legacy"]["status"] != "ok"],
+            "legacy_failures": run_failure_reasons(runs, "legacy"),
+            "migrated_failures": run_failure_reasons(runs, "migrated"),
+            "seconds": {"legacy": round(sum(r["legacy"]["seconds"] for r in runs), 1),
+                        "migrated": round(sum(r["migrated"]["seconds"] for r in runs), 1)}}
+
+
+def static_summary(records: list[dict]) -> dict:
+    return {"files": len(records), "main": sum(r["kind"] == "main" for r in records),
+            "repositories": len({r["repo"] for r in records}),
+            "levels": level_histogram(records), "graph_mode": graph_mode_summary(records),
+            "needs_human": sum(not f["fixed"] for r in records for f in r["findings"]),
+            "refusals": refusal_reasons(records), "skipped_or_failed": skip_fail_reasons(records),
+            "seconds": round(sum(r["seconds"] for r in records), 1)}
+
+
+def table(header: list[str], rows: list[list]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(cell).replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return lines
+
+
+def render_markdown(report: dict) -> str:
+    """The report as Markdown: what was measured, on what, and the numbers."""
+    lines = [f"# Corpus measure: {report['label']}", "",
+             f"Date {report['date']}; machine: {report['machine']['description']}; tool fingerprint "
+             f"`{report['tool']}` (commit `{report['commit']}`); filter: `{report['filter'] or 'none'}`.", ""]
+    static = report.get("static")
+    if static:
+        lines += render_static(static)
+    runs = report.get("run")
+    if runs:
+        lines += render_runs(runs, report["runs"])
+    return "\n".join(lines) + "\n"
+
+
+def render_static(static: dict) -> list[str]:
+    levels = static["levels"]
+    graph = static["graph_mode"]
+    lines = ["## Static: every corpus file migrated", "",
+             f"{static['files']} files ({static['main']} main scripts) from {static['repositories']} repositories; "
+             f"{static['seconds']} s of migration time in all.", ""]
+    lines += table(list(levels), [list(levels.values())]) + [""]
+    lines += [f"Main scripts free of Session / placeholder / feed_dict after migration: **{graph['free_after']} / "
+              f"{graph['main_scripts']}** ({graph['using_before']} used them before; {graph['freed']} of those are free "
+              f"now). Names left, by scripts: {graph['names_left'] or 'none'}.", "",
+              f"Findings left for a human (`fixed: false`): {static['needs_human']}. Top reasons:", ""]
+    lines += table(["code", "message (normalised)", "count", "example"],
+                   [[r["code"], r["message"], r["count"], r["example"]] for r in static["refusals"][:TOP]]) + [""]
+    if static["skipped_or_failed"]:
+        lines += ["Skipped / failed files:", ""]
+        lines += table(["status", "reason (normalised)", "count"],
+                       [[r["status"], r["reason"], r["count"]] for r in static["skipped_or_failed"]]) + [""]
+    return lines
+
+
+def render_runs(summary: dict, runs: list[dict]) -> list[str]:
+    lines = ["## Runnable programs: legacy runtime, plain TF 2, verify", "",
+             f"{summary['programs']} programs. Legacy on the legacy runtime: **{summary['legacy_runtime']['ok']} / "
+             f"{summary['programs']}** ran; migrated on plain TF 2: **{summary['migrated_plain_tf2']['ok']} / "
+             f"{summary['programs']}** ran. Run time in all: legacy {summary['seconds']['legacy']} s, migrated "
+             f"{summary['seconds']['migrated']} s.", "",
+             f"`tf-migrate verify` (harness ran on {summary['verify_harness_ran']} pairs whose plain runs both "
+             "succeeded; the others count as failed):", ""]
+    lines += table(list(summary["verify"]), [list(summary["verify"].values())]) + [""]
+    if summary["corpus_bugs"]:
+        lines += ["Corpus bugs (legacy side does not run; recipe or stand-in to fix): "
+                  + ", ".join(summary["corpus_bugs"]), ""]
+    for side, title in (("migrated_failures", "Migrated runs"), ("legacy_failures", "Legacy runs")):
+        if summary[side]:
+            lines += [f"{title} that failed, by error:", ""]
+            lines += table(["status", "error (normalised)", "count", "example"],
+                           [[r["status"], r["error"], r["count"], r["example"]] for r in summary[side][:TOP]]) + [""]
+    lines += ["Per program:", ""]
+    lines += table(["program", "legacy", "migrated", "verify", "reason"],
+                   [[run["id"], f"{run['legacy']['status']} {run['legacy']['seconds']}s",
+                     f"{run['migrated']['status']} {run['migrated']['seconds']}s",
+                     (run.get("verify") or {}).get("verdict", "-"),
+                     ((run.get("verify") or {}).get("reason") or run["migrated"]["error"] or "")[:140]]
+                    for run in runs])
+    return lines + [""]
