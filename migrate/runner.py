@@ -38,14 +38,17 @@ class CodeOutcome:
 
 
 def transform_module(module: cst.Module, options: Options, filename: str = "<string>") -> CodeOutcome:
-    """Run every selected transform over a parsed module. Exceptions propagate to the caller.
+    """Run every selected transform over a module as `libcst.parse_module` returns it. Exceptions
+    propagate to the caller.
 
     Metadata (scopes, qualified names) is most of the cost, so one MetadataWrapper serves every
     transform until one of them changes the code; a transform whose triggers do not occur in the
-    code as the earlier transforms left it is not run at all."""
+    code as the earlier transforms left it is not run at all. A parsed module shares no node between
+    two places, so its wrapper skips the defensive deep copy (a transform's output may share nodes:
+    its wrapper keeps the copy)."""
     context = TransformContext(filename=filename, scratch={"settings": dict(options.settings)})
     code = module.code
-    wrapper = original = MetadataWrapper(module)
+    wrapper = original = MetadataWrapper(module, unsafe_skip_copy=True)
     to_input = LineMap()
     for transform_class in selected_transforms(options.select, options.ignore, options.unsafe):
         checkpoint()  # a file over its budget stops here when the watchdog cannot interrupt
