@@ -10,7 +10,6 @@ import traceback
 from dataclasses import dataclass, replace
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper
 
 from migrate.budget import BudgetExceeded, checkpoint, enforced
 from migrate.families import family_counts
@@ -20,6 +19,7 @@ from migrate.options import DEFAULT_MAX_BYTES, Budget, Options, unreadable_reaso
 from migrate.sourcefile import SourceError, decode_python, describe_parse_error, syntax_problem
 from transforms import selected_transforms
 from transforms.base import FINDINGS_KEY, RUN_SITES_KEY, TransformContext
+from transforms.common.lazy_metadata import LazyMetadataWrapper
 from transforms.common.qualnames import mentions_tensorflow
 
 __all__ = ["DEFAULT_MAX_BYTES", "Budget", "Options", "migrate_code", "migrate_path", "migrate_bytes",
@@ -30,9 +30,9 @@ __all__ = ["DEFAULT_MAX_BYTES", "Budget", "Options", "migrate_code", "migrate_pa
 class CodeOutcome:
     module: cst.Module
     #: `module`'s wrapper, with the metadata the last transforms resolved on it.
-    wrapper: MetadataWrapper
+    wrapper: LazyMetadataWrapper
     #: The input's wrapper (metadata resolved by the first transform that ran).
-    original: MetadataWrapper
+    original: LazyMetadataWrapper
     findings: tuple[Finding, ...]
     run_sites: tuple[tuple[int, str], ...]
 
@@ -48,7 +48,7 @@ def transform_module(module: cst.Module, options: Options, filename: str = "<str
     its wrapper keeps the copy)."""
     context = TransformContext(filename=filename, scratch={"settings": dict(options.settings)})
     code = module.code
-    wrapper = original = MetadataWrapper(module, unsafe_skip_copy=True)
+    wrapper = original = LazyMetadataWrapper(module, unsafe_skip_copy=True)
     to_input = LineMap()
     for transform_class in selected_transforms(options.select, options.ignore, options.unsafe):
         checkpoint()  # a file over its budget stops here when the watchdog cannot interrupt
@@ -60,7 +60,7 @@ def transform_module(module: cst.Module, options: Options, filename: str = "<str
         new_code = result.code
         if new_code != code:
             to_input.add(code, new_code)
-            code, wrapper = new_code, MetadataWrapper(result)
+            code, wrapper = new_code, LazyMetadataWrapper(result)
     module = wrapper.module
     findings = tuple(context.scratch.get(FINDINGS_KEY, ()))
     run_sites = tuple(context.scratch.get(RUN_SITES_KEY, ()))
