@@ -7,16 +7,20 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider
 
 from migrate.families import family_of
+from transforms.common.dispatch import FastDispatch
 from transforms.common.qualnames import canonical_tf_name, module_aliases
 from transforms.common.tables import passes_tf2_keyword, symbol_table
 
 
 def family_counts(original: MetadataWrapper, migrated: MetadataWrapper) -> dict[str, dict[str, int]]:
-    """{family: {"sites", "tf2", "compat", "tf1"}} for the families `original` uses."""
+    """{family: {"sites", "tf2", "compat", "tf1"}} for the families `original` uses. An unchanged or
+    failed file passes one wrapper twice: it is walked once."""
     found = _Sites()
     original.visit(found)
-    left = _Sites()
-    migrated.visit(left)
+    left = found
+    if migrated is not original:
+        left = _Sites()
+        migrated.visit(left)
     counts: dict[str, dict[str, int]] = {}
     for family, total in sorted(Counter(f for f, _ in found.sites).items()):
         compat = sum(1 for f, bucket in left.sites if f == family and bucket == "compat")
@@ -34,7 +38,7 @@ def _bucket(raw_name: str, canonical: str) -> str:
     return "tf2"
 
 
-class _Sites(cst.CSTVisitor):
+class _Sites(FastDispatch, cst.CSTVisitor):
     """Outermost references to family symbols: `tf.train.Saver` counts once, not also `tf.train`."""
 
     METADATA_DEPENDENCIES = (QualifiedNameProvider,)

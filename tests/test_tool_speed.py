@@ -190,3 +190,102 @@ def test_progress_shortens_long_paths_from_the_left() -> None:
     progress = Progress(10, io.StringIO(), enabled=True)
     line = progress.line("x/" * 200 + "model.py", 75)
     assert line.startswith("[ 0/10] 1:15  ...") and line.endswith("model.py") and len(line) < 200
+
+
+# -- on-demand metadata -----------------------------------------------------------------------------
+
+def _all_nodes(module):
+    import libcst as cst
+
+    found = []
+
+    class Collect(cst.CSTVisitor):
+        def on_visit(self, node) -> bool:
+            found.append(node)
+            return True
+
+    module.visit(Collect())
+    return found
+
+
+SOURCES = sorted((ROOT / "tests" / "fixtures").glob("*/*.py")) + sorted((ROOT / "legacy_examples").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", SOURCES[::3], ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_on_demand_metadata_equals_libcsts_for_every_node(path: Path) -> None:
+    """Qualified names and positions looked up node by node are exactly libcst's providers' answers."""
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
+
+    from transforms.common.lazy_metadata import LazyMetadataWrapper
+
+    module = cst.parse_module(path.read_text(encoding="utf-8"))
+    reference = MetadataWrapper(module, unsafe_skip_copy=True)
+    expected_names = reference.resolve(QualifiedNameProvider)
+    expected_positions = reference.resolve(PositionProvider)
+    lazy = LazyMetadataWrapper(module, unsafe_skip_copy=True).resolve_many([QualifiedNameProvider, PositionProvider])
+    for node in _all_nodes(module):
+        names = expected_names.get(node, set())
+        names = names() if callable(names) else names
+        assert lazy[QualifiedNameProvider].get(node, set()) == names
+        assert lazy[PositionProvider].get(node) == expected_positions.get(node)
+
+
+def test_on_demand_metadata_resolves_nothing_until_asked() -> None:
+    import libcst as cst
+    from libcst.metadata import PositionProvider, QualifiedNameProvider, ScopeProvider
+
+    from transforms.common.lazy_metadata import LazyMetadataWrapper
+
+    wrapper = LazyMetadataWrapper(cst.parse_module(TF1), unsafe_skip_copy=True)
+    wrapper.resolve_many([QualifiedNameProvider, PositionProvider])
+    assert ScopeProvider not in wrapper._metadata
+    assert wrapper._metadata[PositionProvider]._mapping is None
+
+
+# -- visitor dispatch -------------------------------------------------------------------------------
+
+def test_fast_dispatch_calls_the_hooks_libcst_calls_in_the_same_order() -> None:
+    import libcst as cst
+
+    from transforms.common.dispatch import FastDispatch
+
+    class Recorder:
+        def __init__(self) -> None:
+            super().__init__()
+            self.calls: list[str] = []
+
+        def visit_Call(self, node) -> bool:
+            self.calls.append("visit_Call")
+            return node.func.value != "skip" if isinstance(node.func, cst.Name) else True
+
+        def leave_Call(self, original_node, updated_node=None):
+            self.calls.append("leave_Call")
+            return updated_node
+
+        def visit_Call_args(self, node) -> None:
+            self.calls.append("visit_Call_args")
+
+        def leave_Attribute_attr(self, node) -> None:
+            self.calls.append("leave_Attribute_attr")
+
+        def leave_Name(self, original_node, updated_node=None):
+            self.calls.append("leave_Name")
+            return updated_node.with_changes(value=updated_node.value.upper()) if updated_node else None
+
+    class SlowTransformer(Recorder, cst.CSTTransformer):
+        pass
+
+    class FastTransformer(Recorder, FastDispatch, cst.CSTTransformer):
+        pass
+
+    class SlowVisitor(Recorder, cst.CSTVisitor):
+        pass
+
+    class FastVisitor(Recorder, FastDispatch, cst.CSTVisitor):
+        pass
+
+    module = cst.parse_module("a.b(c, skip(d))\nx = f(g.h)\n")
+    for slow, fast in ((SlowTransformer(), FastTransformer()), (SlowVisitor(), FastVisitor())):
+        assert module.visit(fast).code == module.visit(slow).code
+        assert fast.calls == slow.calls and "leave_Attribute_attr" in slow.calls
