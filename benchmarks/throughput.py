@@ -1,15 +1,26 @@
 """Throughput of tf-migrate against TensorFlow's own `tf_upgrade_v2`, side by side in one run.
 
-Both tools convert the same corpus (the legacy examples, copied N times under distinct names) into a
-fresh output tree; wall time includes start-up, as a user sees it. Prints files/s, MB/s and the ratio
-(medians over --repeats, the two tools interleaved), plus the latency of `tf-migrate diff` on one file.
+Both tools convert the same files (a folder of real TF1 code given on the command line, e.g. the
+development corpus materialised by benchmarks/corpus/materialise.py; by default the legacy examples
+copied --copies times) into a fresh output tree; wall time includes start-up, as a user sees it.
 
-    python benchmarks/throughput.py [--copies 40] [--repeats 3] [--jobs 2]
+Measured, each as the median over --repeats runs, the tools interleaved:
+  * tf_upgrade_v2 (one process) and `tf-migrate apply -j J` with an empty cache (cold);
+  * `tf-migrate apply -j J` again over the unchanged files (cached: reads and hashes, parses nothing);
+  * `tf-migrate diff` on one small file, start-up included, cold (--no-cache) and cached;
+  * with --scale-lines N: one synthetic rename-only file of N lines among --scale-others real files,
+    migrated with the default per-file budget: wall time, peak memory of any tf-migrate process, what
+    happened to the big file and to the others.
+
+    python benchmarks/throughput.py --corpus DIR [--repeats 3] [--jobs 2] [--scale-lines 60000]
+        [--output benchmarks/results/NAME.txt]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import platform
 import shutil
 import statistics
 import subprocess
@@ -19,72 +30,159 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+SUFFIXES = (".py", ".ipynb")
+LATENCY_FILE = ROOT / "legacy_examples" / "mlp_feed_dict.py"  # 64 lines of TF1
 
 
-def build_corpus(folder: Path, copies: int) -> tuple[int, int]:
-    sources = sorted((ROOT / "legacy_examples").glob("*.py"))
-    count = size = 0
-    for copy in range(copies):
-        for source in sources:
-            target = folder / f"pkg{copy}" / source.name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, target)
-            count += 1
-            size += source.stat().st_size
-    return count, size
+def copy_corpus(source: Path | None, folder: Path, copies: int) -> tuple[int, int]:
+    """Copy the benchmark's input into `folder` (so no tool writes near the original); files, bytes."""
+    if source is not None:
+        shutil.copytree(source, folder, symlinks=True)
+    else:
+        for copy in range(copies):
+            for example in sorted((ROOT / "legacy_examples").glob("*.py")):
+                target = folder / f"pkg{copy}" / example.name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(example, target)
+    files = [p for p in folder.rglob("*") if p.suffix in SUFFIXES and p.is_file() and not p.is_symlink()]
+    return len(files), sum(p.stat().st_size for p in files)
 
 
-def timed(command: list[str], cwd: Path) -> float:
+def timed(command: list[str], env: dict | None = None) -> tuple[float, int]:
+    """Wall seconds and peak resident MB of the command and every process it waited for."""
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    stderr = process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"{command[0]} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return elapsed
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode not in (0, 1):
+        raise SystemExit(f"{command[0]} failed ({process.returncode}):\n{stderr.decode()[-2000:]}")
+    return elapsed, usage.ru_maxrss // 1024
 
 
-def tf_upgrade_v2_command(corpus: Path, out: Path) -> list[str]:
+def tf_upgrade_v2(corpus: Path, out: Path) -> list[str]:
     executable = shutil.which("tf_upgrade_v2")
     if executable is None:
         raise SystemExit("tf_upgrade_v2 not found: install tensorflow")
     return [executable, "--intree", str(corpus), "--outtree", str(out), "--reportfile", str(out) + ".txt"]
 
 
-def tf_migrate_command(corpus: Path, out: Path, jobs: int) -> list[str]:
-    return [sys.executable, "-m", "migrate", "apply", str(corpus), "--out", str(out), "-j", str(jobs), "-q"]
+def tf_migrate(*arguments: str) -> list[str]:
+    return [sys.executable, "-m", "migrate", *arguments]
 
 
-def measure(copies: int, repeats: int, jobs: int) -> None:
-    with tempfile.TemporaryDirectory() as temp:
-        temp_path = Path(temp)
-        corpus = temp_path / "corpus"
-        files, size = build_corpus(corpus, copies)
-        runs: dict[str, list[float]] = {"tf_upgrade_v2": [], f"tf-migrate -j {jobs}": []}
-        for repeat in range(repeats):
-            out_a, out_b = temp_path / f"a{repeat}", temp_path / f"b{repeat}"
-            runs["tf_upgrade_v2"].append(timed(tf_upgrade_v2_command(corpus, out_a), ROOT))
-            runs[f"tf-migrate -j {jobs}"].append(timed(tf_migrate_command(corpus, out_b, jobs), ROOT))
-        single = sorted(ROOT.glob("legacy_examples/*.py"))[0]
-        latency = [timed([sys.executable, "-m", "migrate", "diff", str(single), "-q"], ROOT)
-                   for _ in range(max(5, repeats))]
-    print(f"corpus: {files} files, {size / 1e6:.2f} MB; {repeats} repeats; {os.cpu_count()} CPUs")
-    print(f"{'tool':<18} {'median s':>9} {'files/s':>9} {'MB/s':>7}")
-    medians = {name: statistics.median(times) for name, times in runs.items()}
-    for name, median in medians.items():
-        print(f"{name:<18} {median:9.2f} {files / median:9.1f} {size / 1e6 / median:7.3f}")
-    baseline, ours = medians["tf_upgrade_v2"], medians[f"tf-migrate -j {jobs}"]
-    print(f"throughput ratio (tf-migrate / tf_upgrade_v2): {baseline / ours:.2f}x")
-    print(f"tf-migrate diff on one small file ({single.name}): median {statistics.median(latency):.3f} s "
-          f"over {len(latency)} runs")
+def measure_throughput(corpus: Path, temp: Path, repeats: int, jobs: int,
+                       keep: Path | None) -> dict[str, list[float]]:
+    """Wall seconds per run; with `keep`, the first cold run's output tree and report are kept there
+    (to check that a faster tool still writes the same files)."""
+    runs: dict[str, list[float]] = {"tf_upgrade_v2": [], "tf-migrate cold": [], "tf-migrate cached": []}
+    for repeat in range(repeats):
+        cache = temp / f"cache{repeat}"
+        runs["tf_upgrade_v2"].append(timed(tf_upgrade_v2(corpus, temp / f"upgrade{repeat}"))[0])
+        for label in ("tf-migrate cold", "tf-migrate cached"):
+            out = keep / "tree" if keep and repeat == 0 and label.endswith("cold") else temp / f"{label}{repeat}"
+            command = tf_migrate("apply", str(corpus), "--out", str(out), "-j", str(jobs), "-q",
+                                 "--cache-dir", str(cache), "--report", str(out) + ".json")
+            runs[label].append(timed(command)[0])
+    return runs
+
+
+def measure_latency(temp: Path, runs: int) -> dict[str, list[float]]:
+    cache = temp / "latency-cache"
+    cold = [timed(tf_migrate("diff", str(LATENCY_FILE), "-q", "--no-cache"))[0] for _ in range(runs)]
+    timed(tf_migrate("diff", str(LATENCY_FILE), "-q", "--cache-dir", str(cache)))
+    cached = [timed(tf_migrate("diff", str(LATENCY_FILE), "-q", "--cache-dir", str(cache)))[0] for _ in range(runs)]
+    return {"cold (--no-cache)": cold, "cached": cached}
+
+
+def rename_only_module(lines: int) -> str:
+    """Plain renames only (tf.random_normal -> tf.random.normal, tf.log -> tf.math.log, ...)."""
+    body = ["x{i} = tf.random_normal([3, 4], name='x{i}')",
+            "y{i} = tf.nn.relu(tf.matmul(x{i}, tf.transpose(x{i})))",
+            "z{i} = tf.reduce_sum(tf.log(tf.abs(y{i}) + 1.0))"]
+    out = ["import tensorflow as tf", ""]
+    index = 0
+    while len(out) < lines:
+        out += [line.format(i=index) for line in body]
+        index += 1
+    return "\n".join(out[:lines]) + "\n"
+
+
+def measure_scale(corpus: Path, temp: Path, lines: int, others: int, jobs: int) -> dict:
+    folder = temp / "scale"
+    folder.mkdir()
+    (folder / f"rename_only_{lines}.py").write_text(rename_only_module(lines))
+    real = sorted(p for p in corpus.rglob("*.py") if p.is_file() and not p.is_symlink())[:others]
+    for number, path in enumerate(real):
+        shutil.copyfile(path, folder / f"other_{number:03d}_{path.name}")
+    report = temp / "scale-report.json"
+    elapsed, peak_mb = timed(tf_migrate("apply", str(folder), "--out", str(temp / "scale-out"), "-j", str(jobs),
+                                        "-q", "--no-cache", "--report", str(report)))
+    results = json.loads(report.read_text())["files"]
+    big = next(r for r in results if "rename_only" in r["path"])
+    rest = [r for r in results if r is not big]
+    return {"lines": lines, "seconds": elapsed, "peak_mb": peak_mb, "big_status": big["status"],
+            "big_reason": big["reason"], "others": len(rest),
+            "others_done": sum(r["status"] in ("changed", "unchanged") for r in rest),
+            "others_statuses": {s: sum(r["status"] == s for r in rest) for s in ("changed", "unchanged",
+                                                                               "skipped", "failed")}}
+
+
+def describe_machine() -> str:
+    load = os.getloadavg() if hasattr(os, "getloadavg") else ()
+    return (f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python "
+            f"{platform.python_version()}; load average at start {', '.join(f'{x:.1f}' for x in load)}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--copies", type=int, default=40)
+    parser.add_argument("--corpus", type=Path, help="folder of TF1 files (default: legacy examples x --copies)")
+    parser.add_argument("--copies", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--latency-runs", type=int, default=7)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--scale-lines", type=int, default=0, help="also run the scale test with a file this long")
+    parser.add_argument("--scale-others", type=int, default=20)
+    parser.add_argument("--output", type=Path, help="also write the results to this file")
+    parser.add_argument("--keep-output", type=Path, help="keep the first cold run's tree and report here")
     args = parser.parse_args()
-    measure(args.copies, args.repeats, args.jobs)
+
+    lines = [f"# {describe_machine()}", f"# {' '.join(sys.argv)}"]
+
+    def say(text: str) -> None:
+        print(text, flush=True)
+        lines.append(text)
+
+    with tempfile.TemporaryDirectory() as temp_name:
+        temp = Path(temp_name)
+        corpus = temp / "corpus"
+        files, size = copy_corpus(args.corpus, corpus, args.copies)
+        say(f"corpus: {files} files, {size / 1e6:.2f} MB ({args.corpus or 'legacy examples'}); "
+            f"{args.repeats} repeats, tools interleaved; -j {args.jobs}")
+        runs = measure_throughput(corpus, temp, args.repeats, args.jobs, args.keep_output)
+        say(f"{'tool':<20} {'median s':>9} {'files/s':>9} {'MB/s':>7}   runs")
+        medians = {name: statistics.median(times) for name, times in runs.items()}
+        for name, median in medians.items():
+            say(f"{name:<20} {median:9.2f} {files / median:9.1f} {size / 1e6 / median:7.3f}   "
+                + " ".join(f"{t:.1f}" for t in runs[name]))
+        say(f"throughput ratio, cold (tf-migrate / tf_upgrade_v2): "
+            f"{medians['tf_upgrade_v2'] / medians['tf-migrate cold']:.2f}x")
+        say(f"cached re-run: {medians['tf-migrate cached']:.2f} s")
+        latency = measure_latency(temp, args.latency_runs)
+        for label, times in latency.items():
+            say(f"tf-migrate diff on one {len(LATENCY_FILE.read_text().splitlines())}-line file "
+                f"({LATENCY_FILE.name}), {label}: median {statistics.median(times):.3f} s over {len(times)} runs "
+                f"(min {min(times):.3f}, max {max(times):.3f})")
+        if args.scale_lines:
+            scale = measure_scale(corpus, temp, args.scale_lines, args.scale_others, args.jobs)
+            say(f"scale: a {scale['lines']:,}-line rename-only file among {scale['others']} real files, "
+                f"default budget, -j {args.jobs}: {scale['seconds']:.1f} s wall, peak {scale['peak_mb']} MB "
+                f"in any one process; big file {scale['big_status']}"
+                + (f" ({scale['big_reason']})" if scale['big_reason'] else "")
+                + f"; others: {scale['others_statuses']}")
+    if args.output:
+        args.output.write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

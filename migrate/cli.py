@@ -19,9 +19,12 @@ from migrate.discovery import discover
 from migrate.findings import FileResult
 from migrate.harness.command import verify
 from migrate.harness.tune_command import tune
+from migrate.cache import ResultCache, default_cache_dir
+from migrate.options import (DEFAULT_FILE_MEMORY_MB, DEFAULT_FILE_TIMEOUT_S, DEFAULT_MAX_BYTES, Budget,
+                             Options)
 from migrate.pipeline import migrate_files
+from migrate.progress import Progress
 from migrate.report import Report, render_file_findings, render_summary, write_report
-from migrate.runner import DEFAULT_MAX_BYTES, Options
 from migrate.tree import TreeError, write_results_in_place, write_tree
 
 EXIT_CLEAN, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
@@ -47,7 +50,15 @@ def common_options(command):
         click.option("--unsafe", is_flag=True, help="Also run transforms marked unsafe."),
         click.option("--max-bytes", type=click.IntRange(1), default=DEFAULT_MAX_BYTES, show_default=True,
                      help="Skip files larger than this."),
-        click.option("-q", "--quiet", is_flag=True, help="Only the summary on stderr, no per-file findings."),
+        click.option("--file-timeout", type=click.FloatRange(0), default=DEFAULT_FILE_TIMEOUT_S, show_default=True,
+                     help="Seconds one file may take; a file over it is skipped with the reason (0: no limit)."),
+        click.option("--file-memory", type=click.IntRange(0), default=DEFAULT_FILE_MEMORY_MB, show_default=True,
+                     help="MB of memory one file may take; a file over it is skipped with the reason (0: no limit)."),
+        click.option("--cache-dir", type=click.Path(file_okay=False),
+                     help="Where results are cached [default: $TF_MIGRATE_CACHE_DIR, else ~/.cache/tf-migrate]."),
+        click.option("--no-cache", is_flag=True, help="Neither read nor write cached results."),
+        click.option("-q", "--quiet", is_flag=True,
+                     help="Only the summary on stderr: no per-file findings, no progress line."),
         click.option("--jit", type=click.Choice(["off", "auto", "on"]), default="off", show_default=True,
                      help="XLA for generated step functions (TFM302): on adds jit_compile=True; auto "
                           "leaves it to measurement (tf-migrate verify)."),
@@ -79,7 +90,8 @@ def cli(ctx: click.Context) -> None:
 
 
 def _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs, jit="off", mixed_precision="off",
-         input_pipeline="feed") -> list[FileResult]:
+         input_pipeline="feed", run_settings: dict | None = None) -> list[FileResult]:
+    run_settings = run_settings or {}
     files = discover(tuple(paths), tuple(exclude))
     # asking for XLA or mixed precision selects its (unsafe) transform, and only that one
     asked = {"TFM302"} if jit == "on" else set()
@@ -90,7 +102,27 @@ def _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs, jit="off", mix
     options = Options(select=select, ignore=ignore, unsafe=unsafe, max_bytes=max_bytes,
                       settings=(("jit", jit), ("mixed_precision", mixed_precision),
                                 ("input_pipeline", input_pipeline)))
-    return list(migrate_files(files, options, jobs))
+    budget = Budget(run_settings.get("file_timeout") or None, run_settings.get("file_memory") or None)
+    cache = _cache(run_settings.get("cache_dir"), run_settings.get("no_cache", False))
+    progress = Progress(len(files), enabled=False if run_settings.get("quiet") else None)
+    try:
+        return list(migrate_files(files, options, jobs, cache, budget, lambda result: progress.advance(result.path)))
+    finally:
+        progress.close()
+
+
+def _cache(cache_dir: str | None, no_cache: bool) -> ResultCache | None:
+    """The result cache the options ask for: --no-cache, else --cache-dir, else the default folder."""
+    if no_cache:
+        return None
+    directory = Path(cache_dir) if cache_dir else default_cache_dir()
+    return ResultCache(directory) if directory else None
+
+
+def _run_settings(file_timeout, file_memory, cache_dir, no_cache, quiet) -> dict:
+    """How the run goes (not what it produces): budget, cache, progress."""
+    return {"file_timeout": file_timeout, "file_memory": file_memory, "cache_dir": cache_dir,
+            "no_cache": no_cache, "quiet": quiet}
 
 
 def _finish(command: str, results: list[FileResult], report_path: str | None, quiet: bool) -> Report:
@@ -116,10 +148,11 @@ def _exit_on_internal_errors(results: list[FileResult]) -> None:
 @cli.command()
 @common_options
 @click.option("--color/--no-color", default=None, help="Color the diff (default: when stdout is a terminal).")
-def diff(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, quiet, jit, mixed_precision,
-         input_pipeline, color) -> None:
+def diff(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, file_timeout, file_memory,
+         cache_dir, no_cache, quiet, jit, mixed_precision, input_pipeline, color) -> None:
     """Show what would change, as unified diffs on stdout. Writes nothing."""
-    results = _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs, jit, mixed_precision, input_pipeline)
+    results = _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs, jit, mixed_precision, input_pipeline,
+                   _run_settings(file_timeout, file_memory, cache_dir, no_cache, quiet))
     use_color = sys.stdout.isatty() if color is None else color
     for result in results:
         if result.status == "changed":
@@ -135,10 +168,11 @@ def diff(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, q
 @click.option("--out", "out_dir", type=click.Path(file_okay=False),
               help="Write the migrated tree into this folder instead of in place.")
 @click.option("--force", is_flag=True, help="Write in place even over uncommitted changes; allow a non-empty --out.")
-def apply(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, quiet, jit, mixed_precision,
-          input_pipeline, out_dir, force) -> None:
+def apply(paths, report_path, jobs, select, ignore, exclude, unsafe, max_bytes, file_timeout, file_memory,
+          cache_dir, no_cache, quiet, jit, mixed_precision, input_pipeline, out_dir, force) -> None:
     """Write the migration: in place, or into --out DIR."""
-    results = _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs, jit, mixed_precision, input_pipeline)
+    results = _run(paths, select, ignore, exclude, unsafe, max_bytes, jobs, jit, mixed_precision, input_pipeline,
+                   _run_settings(file_timeout, file_memory, cache_dir, no_cache, quiet))
     try:
         if out_dir:
             results = write_tree(tuple(paths), results, Path(out_dir), force, tuple(exclude))

@@ -6,57 +6,52 @@ change nothing. A file that fails either check is reported as failed and left un
 from __future__ import annotations
 
 import difflib
-import os
-import stat
 import traceback
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper
 
+from migrate.budget import BudgetExceeded, checkpoint, enforced
 from migrate.families import family_counts
 from migrate.findings import FileResult, Finding
 from migrate.levels import classify
+from migrate.options import DEFAULT_MAX_BYTES, Budget, Options, unreadable_reason
 from migrate.sourcefile import SourceError, decode_python, describe_parse_error, syntax_problem
 from transforms import selected_transforms
 from transforms.base import FINDINGS_KEY, RUN_SITES_KEY, TransformContext
+from transforms.common.lazy_metadata import LazyMetadataWrapper
 from transforms.common.qualnames import mentions_tensorflow
 
-DEFAULT_MAX_BYTES = 5_000_000
-
-
-@dataclass(frozen=True)
-class Options:
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    unsafe: bool = False
-    max_bytes: int = DEFAULT_MAX_BYTES
-    # Free-form settings for individual transforms (e.g. {"mixed_precision": "auto"}).
-    settings: tuple[tuple[str, str], ...] = field(default=())
+__all__ = ["DEFAULT_MAX_BYTES", "Budget", "Options", "migrate_code", "migrate_path", "migrate_bytes",
+           "migrate_text", "transform_module", "unreadable_reason"]
 
 
 @dataclass(frozen=True)
 class CodeOutcome:
     module: cst.Module
     #: `module`'s wrapper, with the metadata the last transforms resolved on it.
-    wrapper: MetadataWrapper
+    wrapper: LazyMetadataWrapper
     #: The input's wrapper (metadata resolved by the first transform that ran).
-    original: MetadataWrapper
+    original: LazyMetadataWrapper
     findings: tuple[Finding, ...]
     run_sites: tuple[tuple[int, str], ...]
 
 
 def transform_module(module: cst.Module, options: Options, filename: str = "<string>") -> CodeOutcome:
-    """Run every selected transform over a parsed module. Exceptions propagate to the caller.
+    """Run every selected transform over a module as `libcst.parse_module` returns it. Exceptions
+    propagate to the caller.
 
     Metadata (scopes, qualified names) is most of the cost, so one MetadataWrapper serves every
     transform until one of them changes the code; a transform whose triggers do not occur in the
-    code as the earlier transforms left it is not run at all."""
+    code as the earlier transforms left it is not run at all. A parsed module shares no node between
+    two places, so its wrapper skips the defensive deep copy (a transform's output may share nodes:
+    its wrapper keeps the copy)."""
     context = TransformContext(filename=filename, scratch={"settings": dict(options.settings)})
     code = module.code
-    wrapper = original = MetadataWrapper(module)
+    wrapper = original = LazyMetadataWrapper(module, unsafe_skip_copy=True)
     to_input = LineMap()
     for transform_class in selected_transforms(options.select, options.ignore, options.unsafe):
+        checkpoint()  # a file over its budget stops here when the watchdog cannot interrupt
         if not transform_class.applies_to(code):
             continue
         reported = _reported(context)
@@ -65,7 +60,7 @@ def transform_module(module: cst.Module, options: Options, filename: str = "<str
         new_code = result.code
         if new_code != code:
             to_input.add(code, new_code)
-            code, wrapper = new_code, MetadataWrapper(result)
+            code, wrapper = new_code, LazyMetadataWrapper(result)
     module = wrapper.module
     findings = tuple(context.scratch.get(FINDINGS_KEY, ()))
     run_sites = tuple(context.scratch.get(RUN_SITES_KEY, ()))
@@ -150,14 +145,31 @@ def migrate_text(path: str, text: str, options: Options) -> FileResult:
                       old_source=text, new_source=new_code, run_sites=outcome.run_sites)
 
 
-def migrate_path(path: str, options: Options = Options()) -> FileResult:
-    """Migrate one file on disk without writing it. Never raises."""
+def migrate_path(path: str, options: Options = Options(), budget: Budget | None = None) -> FileResult:
+    """Migrate one file on disk without writing it, within `budget` (None: unbounded). Never raises."""
     try:
-        problem = _unreadable_reason(path, options.max_bytes)
+        problem = unreadable_reason(path, options.max_bytes)
         if problem:
             return FileResult(path, "skipped", reason=problem)
         with open(path, "rb") as handle:
             data = handle.read()
+    except Exception as error:
+        return _internal_error(path, error)
+    return migrate_bytes(path, data, options, budget)
+
+
+def migrate_bytes(path: str, data: bytes, options: Options = Options(), budget: Budget | None = None) -> FileResult:
+    """Migrate the contents `data` of the file at `path` (a .py or .ipynb), within `budget`. A file over
+    its budget is skipped with the reason; the caller goes on with the next file. Never raises."""
+    try:
+        with enforced(budget):
+            return _migrate_bytes(path, data, options)
+    except BudgetExceeded as error:
+        return FileResult(path, "skipped", reason=f"{error}; left untouched")
+
+
+def _migrate_bytes(path: str, data: bytes, options: Options) -> FileResult:
+    try:
         if path.endswith(".ipynb"):
             from migrate.notebook import migrate_notebook
             return migrate_notebook(path, data, lambda source: migrate_text(path, source, options))
@@ -170,21 +182,14 @@ def migrate_path(path: str, options: Options = Options()) -> FileResult:
     except SourceError as error:
         return FileResult(path, "skipped", reason=str(error))
     except Exception as error:  # one bad file never stops a run
-        detail = traceback.format_exception_only(type(error), error)[-1].strip()
-        return FileResult(path, "failed", reason=f"internal error: {detail}; file left untouched")
+        return _internal_error(path, error)
+
+
+def _internal_error(path: str, error: Exception) -> FileResult:
+    detail = traceback.format_exception_only(type(error), error)[-1].strip()
+    return FileResult(path, "failed", reason=f"internal error: {detail}; file left untouched")
 
 
 def _with_bytes(result: FileResult, new_bytes: bytes) -> FileResult:
     from dataclasses import replace
     return replace(result, new_bytes=new_bytes)
-
-
-def _unreadable_reason(path: str, max_bytes: int) -> str | None:
-    if os.path.islink(path):
-        return "symbolic link: not followed, left untouched (migrate its target instead)"
-    info = os.stat(path)
-    if not stat.S_ISREG(info.st_mode):
-        return "not a regular file"
-    if info.st_size > max_bytes:
-        return f"file is {info.st_size:,} bytes, over the {max_bytes:,}-byte limit; left untouched"
-    return None

@@ -17,7 +17,9 @@ from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProv
 
 from migrate.findings import Finding, Severity
 from transforms.common.syntax import forget_children
+from transforms.common.dispatch import FastDispatch
 from transforms.common.imports import ImportRequest, add_imports
+from transforms.common.lazy_metadata import LazyMetadataWrapper
 from transforms.common.qualnames import canonical_tf_name, module_aliases, unaliased
 
 FINDINGS_KEY = "tf_migrate.findings"
@@ -39,8 +41,9 @@ class SkipFile(Exception):
     """Raised by a transform to leave the whole file as it is (the message says why)."""
 
 
-class TFTransform(cst.CSTTransformer):
-    """Base for all transforms. Subclasses set the class attributes below and override visitors."""
+class TFTransform(FastDispatch, cst.CSTTransformer):
+    """Base for all transforms. Subclasses set the class attributes below and override visitors (found
+    once per node type, see transforms/common/dispatch.py)."""
 
     #: Unique code, `TFM` + three digits; the hundreds digit is the family (see transforms/README.md).
     CODE: ClassVar[str] = ""
@@ -68,7 +71,7 @@ class TFTransform(cst.CSTTransformer):
 
     def transform_module(self, module: cst.Module) -> cst.Module:
         """Run this transform over `module` (and add the imports it asked for)."""
-        return self.transform_wrapper(MetadataWrapper(module))
+        return self.transform_wrapper(LazyMetadataWrapper(module))
 
     def transform_wrapper(self, wrapper: MetadataWrapper) -> cst.Module:
         """Run this transform over `wrapper.module`, reusing metadata the wrapper already resolved

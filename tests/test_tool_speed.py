@@ -1,0 +1,291 @@
+"""Tool speed and scale: the result cache, the per-file budget, the progress line, the pool pipeline."""
+from __future__ import annotations
+
+import io
+import threading
+from pathlib import Path
+
+import pytest
+
+from migrate import pipeline, runner
+from migrate.budget import BudgetExceeded, checkpoint, enforced
+from migrate.cache import ResultCache, default_cache_dir
+from migrate.findings import FileResult
+from migrate.options import Budget, Options
+from migrate.progress import Progress
+
+ROOT = Path(__file__).resolve().parent.parent
+TF1 = "import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 3])\ny = tf.random_normal([3])\n"
+
+
+def rename_only(lines: int) -> str:
+    """A synthetic rename-only module of about `lines` lines."""
+    body = [f"x{i} = tf.random_normal([3], name='x{i}')\ny{i} = tf.log(tf.abs(x{i}) + 1.0)" for i in range(lines // 2)]
+    return "import tensorflow as tf\n" + "\n".join(body) + "\n"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "a.py").write_text(TF1)
+    (tmp_path / "b.py").write_text("print('hello')\n")
+    return tmp_path
+
+
+# -- cache ------------------------------------------------------------------------------------------
+
+def test_cache_hit_returns_the_same_result_without_migrating(project: Path, tmp_path: Path, monkeypatch) -> None:
+    cache = ResultCache(tmp_path / "cache")
+    paths = [str(project / "a.py"), str(project / "b.py")]
+    first = list(pipeline.migrate_files(paths, Options(), cache=cache))
+
+    def no_migration(*_args, **_kwargs):
+        raise AssertionError("a cache hit must not migrate")
+
+    monkeypatch.setattr(runner, "migrate_bytes", no_migration)
+    second = list(pipeline.migrate_files(paths, Options(), cache=cache))
+    assert second == first
+    assert first[0].status == "changed" and first[0].new_bytes
+
+
+def test_cache_key_depends_on_bytes_options_and_kind(tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path)
+    key = cache.key("a.py", b"x", Options())
+    assert key == cache.key("elsewhere/b.py", b"x", Options())  # content-addressed
+    assert key != cache.key("a.py", b"y", Options())
+    assert key != cache.key("a.py", b"x", Options(select=("TFM101",)))
+    assert key != cache.key("a.py", b"x", Options(settings=(("jit", "on"),)))
+    assert key != cache.key("a.ipynb", b"x", Options())
+
+
+def test_cache_hit_takes_the_path_it_is_asked_for(tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path)
+    cache.put("k" * 64, FileResult("old.py", "unchanged"))
+    assert cache.get("k" * 64, "new.py") == FileResult("new.py", "unchanged")
+
+
+def test_cache_keeps_no_result_that_depends_on_more_than_the_bytes(tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path)
+    for number, reason in enumerate(["internal error: boom; file left untouched",
+                                     "took over 1 s (the per-file time budget, --file-timeout); left untouched"]):
+        key = f"{number}" * 64
+        cache.put(key, FileResult("a.py", "failed", reason=reason))
+        assert cache.get(key, "a.py") is None
+
+
+def test_cache_treats_a_damaged_entry_as_a_miss(tmp_path: Path) -> None:
+    cache = ResultCache(tmp_path)
+    key = "ab" * 32
+    cache.put(key, FileResult("a.py", "unchanged"))
+    cache._entry(key).write_bytes(b"not a pickle")
+    assert cache.get(key, "a.py") is None
+
+
+def test_cache_dir_from_environment(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("TF_MIGRATE_CACHE_DIR", str(tmp_path))
+    assert default_cache_dir() == tmp_path
+    monkeypatch.setenv("TF_MIGRATE_CACHE_DIR", "off")
+    assert default_cache_dir() is None
+    monkeypatch.delenv("TF_MIGRATE_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_dir() == tmp_path / "xdg" / "tf-migrate"
+
+
+def test_cli_rerun_reads_the_cache_and_no_cache_bypasses_it(project: Path, tmp_path: Path, monkeypatch) -> None:
+    from click.testing import CliRunner
+
+    from migrate.cli import cli
+
+    cache_dir = tmp_path / "cache"
+    monkeypatch.chdir(project)
+    first = CliRunner().invoke(cli, ["diff", "a.py", "b.py", "--cache-dir", str(cache_dir)])
+    assert first.exit_code == 1 and list(cache_dir.rglob("*.pickle"))
+
+    def no_migration(*_args, **_kwargs):
+        raise AssertionError("a cache hit must not migrate")
+
+    monkeypatch.setattr(runner, "migrate_bytes", no_migration)
+    second = CliRunner().invoke(cli, ["diff", "a.py", "b.py", "--cache-dir", str(cache_dir)])
+    assert second.exit_code == 1 and second.output == first.output
+    bypassed = CliRunner().invoke(cli, ["diff", "a.py", "--cache-dir", str(cache_dir), "--no-cache"])
+    assert isinstance(bypassed.exception, AssertionError)  # it migrated: the patched runner raised
+
+
+# -- budget -----------------------------------------------------------------------------------------
+
+def test_file_over_the_time_budget_is_skipped_with_the_reason() -> None:
+    result = runner.migrate_bytes("big.py", rename_only(3000).encode(), Options(), Budget(seconds=0.3))
+    assert result.status == "skipped"
+    assert "per-file time budget" in result.reason and "--file-timeout" in result.reason
+
+
+def test_file_over_the_memory_budget_is_skipped_with_the_reason() -> None:
+    result = runner.migrate_bytes("big.py", rename_only(3000).encode(), Options(), Budget(None, memory_mb=5))
+    assert result.status == "skipped"
+    assert "per-file memory budget" in result.reason
+
+
+def test_file_within_budget_migrates_as_without_one() -> None:
+    source = (ROOT / "legacy_examples" / "batch_loop.py").read_bytes()
+    assert runner.migrate_bytes("x.py", source, Options(), Budget()) == runner.migrate_bytes("x.py", source)
+
+
+def test_budget_off_the_main_thread_stops_between_transforms() -> None:
+    results = []
+    worker = threading.Thread(target=lambda: results.append(
+        runner.migrate_bytes("big.py", rename_only(3000).encode(), Options(), Budget(seconds=0.3))))
+    worker.start()
+    worker.join()
+    assert results[0].status == "skipped" and "time budget" in results[0].reason
+
+
+def test_checkpoint_outside_a_budget_does_nothing() -> None:
+    checkpoint()
+    with enforced(None) as watchdog:
+        assert watchdog is None
+        checkpoint()
+
+
+def test_budget_exceeded_is_not_an_exception_transforms_could_swallow() -> None:
+    assert not issubclass(BudgetExceeded, Exception)
+
+
+def test_pool_run_skips_the_runaway_file_and_migrates_the_others(project: Path) -> None:
+    (project / "huge.py").write_text(rename_only(3000))
+    paths = [str(project / name) for name in ("a.py", "b.py", "huge.py")]
+    seen = []
+    results = list(pipeline.migrate_files(paths, Options(), jobs=2, budget=Budget(seconds=3),
+                                          on_result=seen.append))
+    assert [r.path for r in results] == paths
+    assert [r.status for r in results] == ["changed", "skipped", "skipped"]
+    assert "time budget" in results[2].reason
+    assert sorted(r.path for r in seen) == sorted(paths)
+
+
+def test_pool_results_match_in_process_results(project: Path) -> None:
+    (project / "c.py").write_text((ROOT / "legacy_examples" / "batch_loop.py").read_text())
+    (project / "link.py").symlink_to(project / "a.py")
+    paths = sorted(str(p) for p in project.glob("*.py"))
+    assert list(pipeline.migrate_files(paths, Options(), jobs=2)) == list(pipeline.migrate_files(paths, Options()))
+
+
+# -- progress ---------------------------------------------------------------------------------------
+
+def test_progress_draws_done_total_elapsed_and_file_then_erases_itself() -> None:
+    stream = io.StringIO()
+    progress = Progress(2, stream, enabled=True)
+    assert list(progress.track([FileResult("a.py", "unchanged"), FileResult("b.py", "unchanged")]))
+    text = stream.getvalue()
+    assert "[2/2] 0:00  b.py" in text and text.endswith("\r\x1b[K")
+
+
+def test_progress_is_off_when_stderr_is_not_a_terminal() -> None:
+    stream = io.StringIO()
+    progress = Progress(1, stream)
+    progress.advance("a.py")
+    progress.close()
+    assert stream.getvalue() == ""
+
+
+def test_progress_shortens_long_paths_from_the_left() -> None:
+    progress = Progress(10, io.StringIO(), enabled=True)
+    line = progress.line("x/" * 200 + "model.py", 75)
+    assert line.startswith("[ 0/10] 1:15  ...") and line.endswith("model.py") and len(line) < 200
+
+
+# -- on-demand metadata -----------------------------------------------------------------------------
+
+def _all_nodes(module):
+    import libcst as cst
+
+    found = []
+
+    class Collect(cst.CSTVisitor):
+        def on_visit(self, node) -> bool:
+            found.append(node)
+            return True
+
+    module.visit(Collect())
+    return found
+
+
+SOURCES = sorted((ROOT / "tests" / "fixtures").glob("*/*.py")) + sorted((ROOT / "legacy_examples").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", SOURCES[::3], ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_on_demand_metadata_equals_libcsts_for_every_node(path: Path) -> None:
+    """Qualified names and positions looked up node by node are exactly libcst's providers' answers."""
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
+
+    from transforms.common.lazy_metadata import LazyMetadataWrapper
+
+    module = cst.parse_module(path.read_text(encoding="utf-8"))
+    reference = MetadataWrapper(module, unsafe_skip_copy=True)
+    expected_names = reference.resolve(QualifiedNameProvider)
+    expected_positions = reference.resolve(PositionProvider)
+    lazy = LazyMetadataWrapper(module, unsafe_skip_copy=True).resolve_many([QualifiedNameProvider, PositionProvider])
+    for node in _all_nodes(module):
+        names = expected_names.get(node, set())
+        names = names() if callable(names) else names
+        assert lazy[QualifiedNameProvider].get(node, set()) == names
+        assert lazy[PositionProvider].get(node) == expected_positions.get(node)
+
+
+def test_on_demand_metadata_resolves_nothing_until_asked() -> None:
+    import libcst as cst
+    from libcst.metadata import PositionProvider, QualifiedNameProvider, ScopeProvider
+
+    from transforms.common.lazy_metadata import LazyMetadataWrapper
+
+    wrapper = LazyMetadataWrapper(cst.parse_module(TF1), unsafe_skip_copy=True)
+    wrapper.resolve_many([QualifiedNameProvider, PositionProvider])
+    assert ScopeProvider not in wrapper._metadata
+    assert wrapper._metadata[PositionProvider]._mapping is None
+
+
+# -- visitor dispatch -------------------------------------------------------------------------------
+
+def test_fast_dispatch_calls_the_hooks_libcst_calls_in_the_same_order() -> None:
+    import libcst as cst
+
+    from transforms.common.dispatch import FastDispatch
+
+    class Recorder:
+        def __init__(self) -> None:
+            super().__init__()
+            self.calls: list[str] = []
+
+        def visit_Call(self, node) -> bool:
+            self.calls.append("visit_Call")
+            return node.func.value != "skip" if isinstance(node.func, cst.Name) else True
+
+        def leave_Call(self, original_node, updated_node=None):
+            self.calls.append("leave_Call")
+            return updated_node
+
+        def visit_Call_args(self, node) -> None:
+            self.calls.append("visit_Call_args")
+
+        def leave_Attribute_attr(self, node) -> None:
+            self.calls.append("leave_Attribute_attr")
+
+        def leave_Name(self, original_node, updated_node=None):
+            self.calls.append("leave_Name")
+            return updated_node.with_changes(value=updated_node.value.upper()) if updated_node else None
+
+    class SlowTransformer(Recorder, cst.CSTTransformer):
+        pass
+
+    class FastTransformer(Recorder, FastDispatch, cst.CSTTransformer):
+        pass
+
+    class SlowVisitor(Recorder, cst.CSTVisitor):
+        pass
+
+    class FastVisitor(Recorder, FastDispatch, cst.CSTVisitor):
+        pass
+
+    module = cst.parse_module("a.b(c, skip(d))\nx = f(g.h)\n")
+    for slow, fast in ((SlowTransformer(), FastTransformer()), (SlowVisitor(), FastVisitor())):
+        assert module.visit(fast).code == module.visit(slow).code
+        assert fast.calls == slow.calls and "leave_Attribute_attr" in slow.calls
