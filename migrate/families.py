@@ -6,14 +6,9 @@ input's sites are counted; the output's references that still need TF1 are the o
 (tf.contrib). The rest of the input's sites reached TF2.
 
 The tables live here and import no libcst (the report and the CLI need only the names); the counting
-visitor is in migrate/family_sites.py, imported when a file is actually migrated.
+visitor (family_counts) is in migrate/family_sites.py, which the runner imports.
 """
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from libcst.metadata import MetadataWrapper
 
 # Ordered: a symbol belongs to the first family that lists it. Entries ending in "." cover a namespace.
 FAMILIES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -51,9 +46,3 @@ def family_of(canonical: str) -> str | None:
         if any(canonical == m or (m.endswith(".") and canonical.startswith(m)) for m in members):
             return family
     return None
-
-
-def family_counts(original: MetadataWrapper, migrated: MetadataWrapper) -> dict[str, dict[str, int]]:
-    """{family: {"sites", "tf2", "compat", "tf1"}} for the families `original` uses."""
-    from migrate.family_sites import family_counts as count
-    return count(original, migrated)

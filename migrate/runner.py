@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from migrate.budget import BudgetExceeded, checkpoint, enforced
-from migrate.families import family_counts
+from migrate.family_sites import family_counts
 from migrate.findings import FileResult, Finding
 from migrate.levels import classify
 from migrate.options import DEFAULT_MAX_BYTES, Budget, Options, unreadable_reason
