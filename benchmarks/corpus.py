@@ -46,6 +46,9 @@ def parse_args(argv):
     parser.add_argument("--corpus", default=os.path.join(ROOT, ".corpus"), help="where the files are materialised")
     parser.add_argument("--out", default=os.path.join(ROOT, "benchmarks", "results"))
     parser.add_argument("--no-verify", action="store_true", help="run the programs but skip tf-migrate verify")
+    parser.add_argument("--render-only", metavar="JSON",
+                        help="recompute the summaries of an earlier results JSON from its records and rewrite its "
+                             ".json and .md (after a change to the summary code); nothing is migrated or run")
     return parser.parse_args(argv)
 
 
@@ -116,8 +119,28 @@ def write_outputs(report: dict, out: str) -> tuple[str, str]:
     return stem + ".json", stem + ".md"
 
 
+def summarise(report: dict) -> dict:
+    """The report with its summaries computed from its per-file and per-program records."""
+    if "files" in report:
+        report["static"] = summary.static_summary(report["files"])
+    if "runs" in report:
+        report["run"] = summary.run_summary(report["runs"])
+    return report
+
+
+def render_only(path: str) -> int:
+    with open(path, encoding="utf-8") as handle:
+        report = summarise(json.load(handle))
+    json_path, md_path = write_outputs(report, os.path.dirname(os.path.abspath(path)))
+    print(summary.render_markdown(report))
+    print(f"rewritten: {json_path} and {md_path}", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.render_only:
+        return render_only(args.render_only)
     entries = [e for e in load_manifest() if args.filter in f"{e['repo']}:{e['path']}"]
     outcome = materialise(entries, args.mirrors, args.corpus)
     for repo in outcome.missing_mirrors:
@@ -128,20 +151,20 @@ def main(argv: list[str] | None = None) -> int:
     entries = [e for e in entries if e["repo"] not in missing]
     report = {"label": args.label, "date": datetime.date.today().isoformat(), "machine": machine(),
               "tool": tool_fingerprint(ROOT), "commit": commit(), "filter": args.filter,
-              "missing_mirrors": outcome.missing_mirrors, "timing_s": {}}
+              "missing_mirrors": outcome.missing_mirrors, "timing_s": {},
+              "settings": {"jobs": args.jobs, "timeout_s": args.timeout, "verify": not args.no_verify},
+              "load_average_at_start": [round(load, 1) for load in os.getloadavg()]}
     if args.only in (None, "static"):
         started = time.perf_counter()
         records = static_part(entries, args.corpus, args.jobs)
         report["timing_s"]["static"] = round(time.perf_counter() - started, 1)
-        report["static"] = summary.static_summary(records)
         report["files"] = records
     if args.only in (None, "run"):
         started = time.perf_counter()
         runs = run_part(entries, args.corpus, args.jobs, args.timeout, not args.no_verify)
         report["timing_s"]["run"] = round(time.perf_counter() - started, 1)
-        report["run"] = summary.run_summary(runs)
         report["runs"] = runs
-    json_path, md_path = write_outputs(report, args.out)
+    json_path, md_path = write_outputs(summarise(report), args.out)
     print(summary.render_markdown(report))
     print(f"written: {json_path} and {md_path}", file=sys.stderr)
     return 0

@@ -29,12 +29,24 @@ def graph_mode_summary(records: list[dict]) -> dict:
 
 
 def normalise(message: str) -> str:
-    """A message with its specifics (quoted text, dotted names, numbers) replaced, to group alike ones."""
+    """A message with its specifics replaced, to group alike ones: quoted text, paths, line numbers and
+    numbers of two digits or more, user names with dots; TensorFlow API names are kept to three parts
+    (`tf.contrib.rnn`), since which API is refused is the useful part."""
     message = re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"", "'…'", message)
     message = re.sub(r"/[\w./+-]+", "<path>", message)
-    message = re.sub(r"\b\w+(\.\w+)+\b", "<name>", message)
-    message = re.sub(r"\b\d+\b", "N", message)
+    message = re.sub(r"\b(tf|tensorflow)((\.\w+){1,2})(\.\w+)*", r"\1\2", message)
+    message = re.sub(r"(?<![\w.])(?!tf\.|tensorflow\.)[A-Za-z_]\w*(\.\w+)+\b", "<name>", message)
+    message = re.sub(r"\bline \d+|\b\d{2,}\b", lambda m: "line N" if m.group().startswith("line") else "N", message)
     return message[:160]
+
+
+def normalise_error(message: str) -> str:
+    """An exception head with paths, addresses and numbers replaced; names stay (which module is
+    missing, which attribute) since they are the point."""
+    message = re.sub(r"0x[0-9a-f]+", "0x…", message)
+    message = re.sub(r"/[\w./+-]+", "<path>", message)
+    message = re.sub(r"\b\d{2,}\b", "N", message)
+    return message[:120]
 
 
 def refusal_reasons(records: list[dict]) -> list[dict]:
@@ -63,7 +75,7 @@ def run_failure_reasons(runs: list[dict], side: str) -> list[dict]:
     for run in runs:
         outcome = run[side]
         if outcome["status"] not in ("ok", "not-run"):
-            key = (outcome["status"], normalise(outcome["error"])[:120])
+            key = (outcome["status"], normalise_error(outcome["error"]))
             groups[key] += 1
             example.setdefault(key, run["id"])
     return [{"status": status, "error": error, "count": count, "example": example[(status, error)]}
@@ -106,7 +118,11 @@ def render_markdown(report: dict) -> str:
     """The report as Markdown: what was measured, on what, and the numbers."""
     lines = [f"# Corpus measure: {report['label']}", "",
              f"Date {report['date']}; machine: {report['machine']['description']}; tool fingerprint "
-             f"`{report['tool']}` (commit `{report['commit']}`); filter: `{report['filter'] or 'none'}`.", ""]
+             f"`{report['tool']}` (commit `{report['commit']}`); filter: `{report['filter'] or 'none'}`.", "",
+             "Wall time: " + ", ".join(f"{part} {seconds} s" for part, seconds in report["timing_s"].items())
+             + (f"; settings {report['settings']}" if "settings" in report else "")
+             + (f"; load average at start {report['load_average_at_start']} (the CPU is shared)"
+                if "load_average_at_start" in report else "") + ".", ""]
     static = report.get("static")
     if static:
         lines += render_static(static)
