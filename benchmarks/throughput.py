@@ -129,6 +129,24 @@ def measure_scale(corpus: Path, temp: Path, lines: int, others: int, jobs: int) 
                                                                                "skipped", "failed")}}
 
 
+def measure_tools(corpus: Path, temp: Path, files: int, size: int, args, say) -> None:
+    """The throughput runs (tf_upgrade_v2, tf-migrate cold and cached) and the diff latency."""
+    runs = measure_throughput(corpus, temp, args.repeats, args.jobs, args.keep_output)
+    say(f"{'tool':<20} {'median s':>9} {'files/s':>9} {'MB/s':>7}   runs")
+    medians = {name: statistics.median(times) for name, times in runs.items()}
+    for name, median in medians.items():
+        say(f"{name:<20} {median:9.2f} {files / median:9.1f} {size / 1e6 / median:7.3f}   "
+            + " ".join(f"{t:.1f}" for t in runs[name]))
+    say(f"throughput ratio, cold (tf-migrate / tf_upgrade_v2): "
+        f"{medians['tf_upgrade_v2'] / medians['tf-migrate cold']:.2f}x")
+    say(f"cached re-run: {medians['tf-migrate cached']:.2f} s")
+    latency = measure_latency(temp, args.latency_runs)
+    for label, times in latency.items():
+        say(f"tf-migrate diff on one {len(LATENCY_FILE.read_text().splitlines())}-line file "
+            f"({LATENCY_FILE.name}), {label}: median {statistics.median(times):.3f} s over {len(times)} runs "
+            f"(min {min(times):.3f}, max {max(times):.3f})")
+
+
 def describe_machine() -> str:
     load = os.getloadavg() if hasattr(os, "getloadavg") else ()
     return (f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python "
@@ -144,6 +162,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--scale-lines", type=int, default=0, help="also run the scale test with a file this long")
     parser.add_argument("--scale-others", type=int, default=20)
+    parser.add_argument("--scale-only", action="store_true", help="run only the scale test")
     parser.add_argument("--output", type=Path, help="also write the results to this file")
     parser.add_argument("--keep-output", type=Path, help="keep the first cold run's tree and report here")
     args = parser.parse_args()
@@ -160,20 +179,8 @@ def main() -> None:
         files, size = copy_corpus(args.corpus, corpus, args.copies)
         say(f"corpus: {files} files, {size / 1e6:.2f} MB ({args.corpus or 'legacy examples'}); "
             f"{args.repeats} repeats, tools interleaved; -j {args.jobs}")
-        runs = measure_throughput(corpus, temp, args.repeats, args.jobs, args.keep_output)
-        say(f"{'tool':<20} {'median s':>9} {'files/s':>9} {'MB/s':>7}   runs")
-        medians = {name: statistics.median(times) for name, times in runs.items()}
-        for name, median in medians.items():
-            say(f"{name:<20} {median:9.2f} {files / median:9.1f} {size / 1e6 / median:7.3f}   "
-                + " ".join(f"{t:.1f}" for t in runs[name]))
-        say(f"throughput ratio, cold (tf-migrate / tf_upgrade_v2): "
-            f"{medians['tf_upgrade_v2'] / medians['tf-migrate cold']:.2f}x")
-        say(f"cached re-run: {medians['tf-migrate cached']:.2f} s")
-        latency = measure_latency(temp, args.latency_runs)
-        for label, times in latency.items():
-            say(f"tf-migrate diff on one {len(LATENCY_FILE.read_text().splitlines())}-line file "
-                f"({LATENCY_FILE.name}), {label}: median {statistics.median(times):.3f} s over {len(times)} runs "
-                f"(min {min(times):.3f}, max {max(times):.3f})")
+        if not args.scale_only:
+            measure_tools(corpus, temp, files, size, args, say)
         if args.scale_lines:
             scale = measure_scale(corpus, temp, args.scale_lines, args.scale_others, args.jobs)
             say(f"scale: a {scale['lines']:,}-line rename-only file among {scale['others']} real files, "

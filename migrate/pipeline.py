@@ -43,7 +43,8 @@ def migrate_files(paths: list[str], options: Options, jobs: int = 1, cache: Resu
 
 
 def _prepare(path: str, options: Options, cache: ResultCache | None) -> _Task:
-    """Read the file and look it up in the cache; files that are not read get their result here."""
+    """Read the file and look it up in the cache. A file that is not to be read (a link, too large) or
+    cannot be read gets no bytes: the runner reports why, as it always has."""
     try:
         if unreadable_reason(path, options.max_bytes):
             return _Task(path)

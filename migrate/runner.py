@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from migrate.budget import BudgetExceeded, checkpoint, enforced
+from migrate.budget import BudgetExceeded, check_parse, checkpoint, enforced
 from migrate.family_sites import family_counts
 from migrate.findings import FileResult, Finding
 from migrate.levels import classify
@@ -124,6 +124,7 @@ def migrate_text(path: str, text: str, options: Options) -> FileResult:
     """Migrate decoded Python text; the shared core of .py files and notebook cells."""
     if not mentions_tensorflow(text):
         return FileResult(path, "skipped", reason="does not use TensorFlow")
+    check_parse(len(text))  # over the memory budget before the (uninterruptible) parsers start
     problem = syntax_problem(text, path)
     if problem:
         return FileResult(path, "skipped", "tf1", problem)

@@ -289,3 +289,16 @@ def test_fast_dispatch_calls_the_hooks_libcst_calls_in_the_same_order() -> None:
     for slow, fast in ((SlowTransformer(), FastTransformer()), (SlowVisitor(), FastVisitor())):
         assert module.visit(fast).code == module.visit(slow).code
         assert fast.calls == slow.calls and "leave_Attribute_attr" in slow.calls
+
+
+def test_file_whose_parse_alone_is_over_the_memory_budget_is_skipped_before_parsing(monkeypatch) -> None:
+    import libcst as cst
+
+    def no_parse(*_args, **_kwargs):
+        raise AssertionError("must not parse")
+
+    monkeypatch.setattr(cst, "parse_module", no_parse)
+    source = rename_only(20_000).encode()  # ~0.7 MB: about 900 MB to parse
+    result = runner.migrate_bytes("huge.py", source, Options(), Budget(None, memory_mb=512))
+    assert result.status == "skipped"
+    assert "parsing its" in result.reason and "--file-memory" in result.reason
