@@ -51,6 +51,7 @@ class Spelling:
     def __init__(self, transform) -> None:
         self.transform = transform
         self._added_root: str | None = None
+        self._aliases: list[str] | None = None  # the module's tensorflow aliases, found once per pass
 
     def expression(self, at: cst.CSTNode, canonical: str) -> cst.BaseExpression | None:
         """An expression for `canonical` valid where `at` is, or None if no spelling is safe."""
@@ -82,11 +83,14 @@ class Spelling:
         return name in scope and {q.name for q in scope.get_qualified_names_for(name)} == {TF_MODULE}
 
     def _module_aliases(self, global_scope) -> list[str]:
-        """Names bound at module level to the tensorflow module, `tf` first."""
-        names = [name for name in ("tf", TF_MODULE) if self._reaches_tensorflow(global_scope, name)]
-        others = sorted(a.name for a in global_scope.assignments
-                        if a.name not in names and self._reaches_tensorflow(global_scope, a.name))
-        return names + others
+        """Names bound at module level to the tensorflow module, `tf` first (one module per pass, so
+        they are found once: every renamed reference asks)."""
+        if self._aliases is None:
+            names = [name for name in ("tf", TF_MODULE) if self._reaches_tensorflow(global_scope, name)]
+            others = sorted(a.name for a in global_scope.assignments
+                            if a.name not in names and self._reaches_tensorflow(global_scope, a.name))
+            self._aliases = names + others
+        return self._aliases
 
     def _add_import(self) -> str | None:
         if self._added_root:
