@@ -183,3 +183,17 @@ def test_run_budget_ends_the_program_at_the_same_step(tmp_path: Path, monkeypatc
         session.run(3)
     assert stop.value.code == 0 and budget.taken == 2
     sys.modules.pop("fake_tf_session_corpus", None)
+
+
+def test_run_budget_counts_only_the_harness_calls_that_forward_the_program(tmp_path: Path):
+    harness = tmp_path / "migrate" / "harness"
+    harness.mkdir(parents=True)
+    source = "def recorded_run(run):\n    return run()\n\ndef capture_weights(run):\n    return run()\n"
+    namespace: dict = {}
+    exec(compile(source, str(harness / "legacy_side.py"), "exec"), namespace)
+    budget = run_budget.Budget(1)
+    step = run_budget.counted(lambda: "ran", budget)
+    assert namespace["capture_weights"](step) == "ran" and budget.taken == 0
+    assert namespace["recorded_run"](step) == "ran" and budget.taken == 1
+    with pytest.raises(SystemExit):
+        namespace["recorded_run"](step)

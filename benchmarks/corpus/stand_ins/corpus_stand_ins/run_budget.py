@@ -4,7 +4,10 @@ A step is a `Session.run` call (TF1 sessions, `tf.compat.v1` included; `.eval()`
 it too) or a top-level call of a `tf.function` executed eagerly (calls made while a graph is built
 are not steps). The legacy program and its migration are stopped at the same step when each
 `Session.run` of the one became one function call of the other; a fused multi-step function (TFM301)
-counts as one call. Calls the verification harness makes itself (capturing weights) are not counted.
+counts as one call. Under `tf-migrate verify` every call of the program reaches TensorFlow through the
+harness's recording wrapper: a call from the harness is counted when the harness function making it
+is one that forwards the program's own call (FORWARDERS), not when the harness calls on its own behalf
+(capturing weights, re-running a site to probe randomness).
 
 For programs whose step count neither a flag nor the data size bounds. Installed as a post-import
 hook, so TensorFlow is patched only once the program imports it.
@@ -21,6 +24,8 @@ MAX_RUNS_VARIABLE = "TFM_CORPUS_MAX_RUNS"
 SESSION_MODULE = "tensorflow.python.client.session"
 FUNCTION_MODULE = "tensorflow.python.eager.polymorphic_function.polymorphic_function"
 HARNESS_MARK = os.path.join("migrate", "harness") + os.sep
+# migrate/harness: LegacyProbe.recorded_run (legacy side), MigratedProbe.call (migrated side).
+FORWARDERS = ("recorded_run", "call")
 
 
 class Budget:
@@ -29,8 +34,9 @@ class Budget:
     def __init__(self, limit: int) -> None:
         self.limit, self.taken = limit, 0
 
-    def take(self, caller_file: str) -> None:
-        if HARNESS_MARK in caller_file:
+    def take(self, caller) -> None:
+        """Count one step made from `caller` (a code object); end the program past the limit."""
+        if HARNESS_MARK in caller.co_filename and caller.co_name not in FORWARDERS:
             return
         if self.taken >= self.limit:
             print(f"[corpus stand-in] {self.taken} steps run ({MAX_RUNS_VARIABLE}={self.limit}): "
@@ -44,7 +50,7 @@ def counted(method, budget: Budget, is_step=lambda: True):
     @functools.wraps(method)
     def wrapper(*args, **kwargs):
         if is_step():
-            budget.take(sys._getframe(1).f_code.co_filename)
+            budget.take(sys._getframe(1).f_code)
         return method(*args, **kwargs)
     return wrapper
 
