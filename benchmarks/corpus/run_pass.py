@@ -27,7 +27,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 STAND_INS = os.path.join(HERE, "stand_ins")
 PROJECT_ROOT = os.path.dirname(os.path.dirname(HERE))
 VERIFY_ONE = os.path.join(HERE, "verify_one.py")
-TAIL_CHARS = 2000
 
 
 @dataclass
@@ -35,8 +34,8 @@ class RunOutcome:
     status: str  # ok | crashed | timeout | not-run
     exit_code: int | None = None
     seconds: float = 0.0
-    error: str = ""  # exception type and message head, or why it was stopped
-    stderr_tail: str = ""
+    error: str = ""  # exception type and message head, or why it was stopped (never a traceback:
+    # tracebacks quote the corpus's source lines, which must not reach a committed result)
 
 
 def tree_path(root: str, entry: dict, path: str | None = None) -> str:
@@ -97,12 +96,11 @@ def run_command(command: list[str], env: dict, timeout_s: float) -> RunOutcome:
             os.killpg(process.pid, 9)
             _, stderr = process.communicate()
             return RunOutcome("timeout", None, round(time.perf_counter() - started, 2),
-                              f"timeout after {timeout_s:.0f} s", stderr[-TAIL_CHARS:])
+                              f"timeout after {timeout_s:.0f} s")
         seconds = round(time.perf_counter() - started, 2)
     if process.returncode == 0:
         return RunOutcome("ok", 0, seconds)
-    return RunOutcome("crashed", process.returncode, seconds, exception_head(stderr, process.returncode),
-                      stderr[-TAIL_CHARS:])
+    return RunOutcome("crashed", process.returncode, seconds, exception_head(stderr, process.returncode))
 
 
 _EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning|NotFound\w*)):?(.*)$")
