@@ -8,6 +8,7 @@ where it is bound instead; results used inside an expression are converted in pl
 work is added beyond the function call itself and the conversions the program's own uses need."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import libcst as cst
@@ -15,7 +16,7 @@ import libcst as cst
 from transforms.graph.writing.plan import StepFunction
 from transforms.graph.sessions.results import fetched_item, in_place_conversion
 from transforms.graph.sessions.runs import VALUES, RunSite
-from transforms.common.syntax import Refusal, code, statement
+from transforms.common.syntax import Refusal, code, statement, walk
 
 
 class CallSiteRewriter:
@@ -40,6 +41,7 @@ class CallSiteRewriter:
             self.tensor_targets |= self._tensor_target_ids(site)
         for site, function in contexts:
             self._rewrite_site(site, function)
+            self._keep_dropped_feeds(site, function)
 
     def choose_returns(self, functions: list[StepFunction]) -> None:
         """Each function returns its fetch less the operations in it (`return loss`, not
@@ -120,6 +122,43 @@ class CallSiteRewriter:
             self.replacements[id(line)] = lambda updated: cst.FlattenSentinel(
                 [updated] + [statement(line) for line in later])
 
+    def _keep_dropped_feeds(self, site: RunSite, function: StepFunction) -> None:
+        """TF1 evaluated every value of an inline feed dict, also those fed to placeholders the run
+        does not need, which the step function does not take. A dropped value that calls something
+        (`sample_z(n, dim)`, `next_batch(n)`: a random stream, a data cursor) is still evaluated, as a
+        statement of its own, in the dict's order relative to the arguments that call something:
+        before the run's line when it came before them, after it when it came after them (the step
+        function itself runs no Python). Dropped calls fed between two such arguments cannot keep
+        their place and are left out, as before."""
+        calls = [(name, any(isinstance(node, cst.Call) for node in walk(value)))
+                 for name, value in site.feed_values.items() if site.feeds.get(name) is not None]
+        kept_calls = [index for index, (name, calls_something) in enumerate(calls)
+                      if calls_something and name in function.args]
+        before, after = [], []
+        for index, (name, calls_something) in enumerate(calls):
+            if not calls_something or name in function.args:
+                continue
+            if not kept_calls or index < kept_calls[0]:
+                before.append(name)
+            elif index > kept_calls[-1]:
+                after.append(name)
+        line = self.resolver.parent(site.call)
+        while line is not None and not isinstance(line, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            line = self.resolver.parent(line)
+        if not (before or after) or not isinstance(line, cst.SimpleStatementLine):
+            return
+        earlier = self.replacements.get(id(line))
+        evaluate = functools.partial(_evaluation, site=site, function=function)
+
+        def with_evaluations(updated: cst.SimpleStatementLine):
+            result = earlier(updated) if earlier else updated
+            rest = list(result.nodes) if isinstance(result, cst.FlattenSentinel) else [result]
+            statements = [*map(evaluate, before), rest[0].with_changes(leading_lines=[]), *rest[1:],
+                          *map(evaluate, after)]
+            statements[0] = statements[0].with_changes(leading_lines=rest[0].leading_lines)
+            return cst.FlattenSentinel(statements)
+        self.replacements[id(line)] = with_evaluations
+
     def _unpack_values_only(self, assign: cst.Assign, pairs: list) -> None:
         """`_, loss_value = ...` -> `loss_value = ...`: the targets of what the function returns."""
         kept = [name for name, leaf in pairs if leaf.shape != "op"]
@@ -165,6 +204,11 @@ class CallSiteRewriter:
         call = self.resolver.parent(arg) if isinstance(arg, cst.Arg) else None
         return (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
                 and call.func.value in ("float", "int") and len(call.args) == 1)
+
+
+def _evaluation(name: str, site: RunSite, function: StepFunction) -> cst.SimpleStatementLine:
+    return cst.parse_statement(f"{code(site.feed_values[name])}  # fed to {name}, which {function.name} "
+                               "does not read: evaluated as TF1 evaluated it\n")
 
 
 def _call_maker(site: RunSite, function: StepFunction) -> Callable[[cst.Call], cst.BaseExpression]:
