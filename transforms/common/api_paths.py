@@ -45,15 +45,20 @@ def tensorflow_version() -> str:
     return json.loads((DATA_DIR / "api_paths.json").read_text())["tensorflow"]
 
 
+# The tensorflow package's own modules outside its public API (`from tensorflow.python.framework
+# import ops`, `from tensorflow.core.framework import graph_pb2`): present, but not API, so not judged.
+PRIVATE_PACKAGES = ("tf.python", "tf.core")
+
+
 def tf_path(qualified_name: str) -> str | None:
     """`tensorflow.nn.relu` -> `tf.nn.relu` as spelled (compat.v1 kept); None for other modules,
-    private `tensorflow.python` ones, and tf.contrib and the other removed modules (TFM101 reports
+    the package's private ones, and tf.contrib and the other removed modules (TFM101 reports
     those with their replacements)."""
     for root in ("tensorflow.compat.v2", "tensorflow"):
         if qualified_name == root or qualified_name.startswith(root + "."):
             path = "tf" + qualified_name[len(root):]
             gone = is_gone(canonical_tf_name(qualified_name) or path)
-            return None if gone or path.startswith("tf.python") else path
+            return None if gone or path.startswith(PRIVATE_PACKAGES) else path
     return None
 
 
