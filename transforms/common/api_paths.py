@@ -18,9 +18,13 @@ from transforms.common.tables import DATA_DIR
 
 
 @lru_cache(maxsize=1)
+def _table() -> dict:
+    return json.loads((DATA_DIR / "api_paths.json").read_text())
+
+
+@lru_cache(maxsize=1)
 def _modules() -> dict[str, frozenset[str]]:
-    data = json.loads((DATA_DIR / "api_paths.json").read_text())
-    modules = {**data["modules"], **data["legacy_keras"]}
+    modules = {**_table()["modules"], **_table()["legacy_keras"]}
     return {path: frozenset(names) for path, names in modules.items()}
 
 
@@ -42,7 +46,7 @@ def missing_part(canonical: str) -> str | None:
 
 
 def tensorflow_version() -> str:
-    return json.loads((DATA_DIR / "api_paths.json").read_text())["tensorflow"]
+    return _table()["tensorflow"]
 
 
 # The tensorflow package's own modules outside its public API (`from tensorflow.python.framework
