@@ -14,8 +14,9 @@ changes in TF2 onto the name a migrated program must use:
   in keywords.json, and the call-site transforms decide per call.
 
 symbols.json also lists the compat.v1 modules that need legacy Keras, the converter's tf.contrib
-replacements (reported, never applied) and, for v1 functions kept on compat.v1, the keywords only
-their TF2 namesake takes (a call passing one is TF2 code already).
+replacements (reported, never applied), the tf.contrib names that were re-exports of core objects
+TF2 still has (renamed like any other symbol) and, for v1 functions kept on compat.v1, the keywords
+only their TF2 namesake takes (a call passing one is TF2 code already).
 
 keywords.json holds, for the call-checked functions, what a call needs to run on the TF2 function:
 parameter order on both sides, keyword renames, dropped keywords with their v1 defaults, the
@@ -69,6 +70,19 @@ def resolvable_in_default_tf(paths: list[str]) -> set[str]:
     return set(json.loads(child.stdout.strip().splitlines()[-1]))
 
 
+def contrib_reexports(tf, converter: ConverterMetadata) -> dict[str, str]:
+    """tf.contrib names that were core objects: TF 1.x's contrib/rnn/__init__.py imported the core
+    RNN cells (tensorflow.python.ops.rnn_cell) and the static RNN functions, so `tf.contrib.rnn.X` is
+    the object TF2 keeps as `tf.compat.v1.nn.rnn_cell.X` (or `tf.compat.v1.nn.X`). The converter
+    lists most of them; the cell wrappers (DropoutWrapper, ...) come from the module itself."""
+    renames = {f"tf.contrib.rnn.{name}": f"tf.compat.v1.nn.rnn_cell.{name}"
+               for name in dir(tf.compat.v1.nn.rnn_cell) if not name.startswith("_")}
+    for source, target in converter.symbol_renames.items():
+        if source.startswith("tf.contrib.rnn.") and target.startswith("tf.compat.v1.nn."):
+            renames[source] = target
+    return dict(sorted(renames.items()))
+
+
 def build_tables() -> tuple[dict, dict]:
     import tensorflow as tf
 
@@ -82,6 +96,7 @@ def build_tables() -> tuple[dict, dict]:
         "legacy_keras_modules": sorted(f"tf.compat.v1.{m[3:]}" for m in LEGACY_KERAS_MODULES),
         "renames": renames,
         "contrib": result.settled_contrib(reachable),
+        "contrib_reexports": contrib_reexports(tf, converter),
         "tf2_keywords": result.settled_tf2_keywords(renames),
     }
     keywords_json = {"tf_version": tf.__version__, "functions": functions,

@@ -78,7 +78,8 @@ def legacy(tables):
     """Facts from a TensorFlow with legacy Keras: the v1 side."""
     symbols, keywords = tables
     sources = sorted(set(symbols.renames) | set(keywords.functions) | set(keywords.casts))
-    legacy_targets = sorted(t for t in symbols.renames.values() if symbols.needs_legacy_keras(t))
+    legacy_targets = sorted(t for t in [*symbols.renames.values(), *symbols.contrib_reexports.values()]
+                            if symbols.needs_legacy_keras(t))
     same = [(compat_source(s), t) for s, t in sorted(symbols.renames.items())
             if not t.startswith(COMPAT_PREFIX) and not s.startswith("tf.keras.")]
     signatures = [compat_source(name) for name in sorted(set(keywords.functions) | set(symbols.tf2_keywords))]
@@ -91,7 +92,7 @@ def legacy(tables):
 def default(tables):
     """Facts from TensorFlow as users run it: the TF2 side."""
     symbols, keywords = tables
-    targets = set(symbols.renames.values()) | set(symbols.contrib.values())
+    targets = set(symbols.renames.values()) | set(symbols.contrib.values()) | set(symbols.contrib_reexports.values())
     targets |= {spec.target for spec in keywords.functions.values()}
     targets |= {f"tf.{dtype}" for dtype in keywords.casts.values()}
     signatures = {spec.target for spec in keywords.functions.values()} | set(symbols.tf2_keywords)
@@ -127,8 +128,21 @@ def test_every_target_is_a_tf2_name(tables, default, legacy):
         assert spec.target in resolved, spec.name
     for source, target in symbols.contrib.items():
         assert target in resolved, (source, target)
+    for source, target in symbols.contrib_reexports.items():
+        where = legacy_resolved if symbols.needs_legacy_keras(target) else resolved
+        assert target in where, (source, target)
     for dtype in keywords.casts.values():
         assert f"tf.{dtype}" in resolved
+
+
+def test_contrib_rnn_reexports_cover_the_core_cells(tables):
+    """TF 1.x's tf.contrib.rnn re-exported the core cells; the table renames each of them."""
+    reexports = tables[0].contrib_reexports
+    for cell in ("BasicLSTMCell", "BasicRNNCell", "GRUCell", "LSTMCell", "MultiRNNCell", "DropoutWrapper",
+                 "LSTMStateTuple"):
+        assert reexports[f"tf.contrib.rnn.{cell}"] == f"tf.compat.v1.nn.rnn_cell.{cell}"
+    assert reexports["tf.contrib.rnn.static_rnn"] == "tf.compat.v1.nn.static_rnn"
+    assert not any(name.startswith("tf.contrib.rnn.LayerNorm") for name in reexports)
 
 
 def test_legacy_keras_targets_fail_under_keras_3(tables, default):

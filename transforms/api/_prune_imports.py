@@ -52,7 +52,7 @@ def _without(statement: cst.SimpleStatementLine, keys: set[ImportKey]) -> cst.Si
     for small in statement.body:
         if isinstance(small, cst.ImportFrom) and small.module and not isinstance(small.names, cst.ImportStar):
             module_name = get_full_name_for_node(small.module) or ""
-            names = [a for a in small.names if _key(a, module_name) not in keys]
+            names = [a for a in small.names if import_key(a, module_name) not in keys]
             if not names:
                 continue
             if len(names) != len(small.names):
@@ -69,10 +69,11 @@ def _without(statement: cst.SimpleStatementLine, keys: set[ImportKey]) -> cst.Si
 def _alias_keys(node: cst.ImportFrom, module_name: str) -> list[ImportKey]:
     if isinstance(node.names, cst.ImportStar):
         return []
-    return [_key(alias, module_name) for alias in node.names]
+    return [import_key(alias, module_name) for alias in node.names]
 
 
-def _key(alias: cst.ImportAlias, module_name: str) -> ImportKey:
+def import_key(alias: cst.ImportAlias, module_name: str) -> ImportKey:
+    """How an imported name is recognised: (module, name, asname)."""
     asname = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else None
     return (module_name, get_full_name_for_node(alias.name) or "", asname)
 

@@ -3,7 +3,8 @@
 The table (transforms/data/symbols.json) comes from TensorFlow's own export metadata, so a rename
 only ever swaps a name for another name of the same object, or keeps the v1 object through
 tf.compat.v1. Functions whose TF2 namesake takes different arguments are not in the table: the
-call-site transforms (TFM102/TFM103) handle them per call. tf.contrib is reported, never rewritten.
+call-site transforms (TFM102/TFM103) handle them per call. tf.contrib is reported, except the names that
+were core objects re-exported (tf.contrib.rnn's cells), which are renamed to where TF2 keeps them.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from transforms.common.contrib_homes import contrib_message, is_gone
+from transforms.api._prune_imports import fully_rewritten_imports, import_key, remove_imports
 from transforms.api._references import ReferenceTransform, chain_nodes
 from transforms.api._tf_spelling import TF_MODULE, direct_tf_name, raw_name
 from transforms.common.tables import COMPAT_PREFIX, EAGER_EQUIVALENTS, names_a_table_symbol, passes_tf2_keyword, symbol_table
@@ -38,6 +40,7 @@ class RenameSymbols(ReferenceTransform):
         self.table = symbol_table()
         self._replacements: dict[int, cst.BaseExpression] = {}
         self._eager = not _GRAPH_MODE.search(node.code)
+        self._from_imports: list[tuple[cst.ImportAlias, str]] = []
         return super().visit_Module(node)
 
     def visit_Call(self, node: cst.Call) -> bool:
@@ -53,11 +56,20 @@ class RenameSymbols(ReferenceTransform):
         return False
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        """Reported when the module is left: an import of tf.contrib names whose every use is renamed
+        (`from tensorflow.contrib import rnn` for `rnn.GRUCell`) is removed instead."""
         module = get_full_name_for_node(node.module) if node.module and not node.relative else ""
         if module and isinstance(node.names, (list, tuple)):
             for alias in node.names:
-                self._report_contrib_import(alias, f"{module}.{get_full_name_for_node(alias.name)}")
+                self._from_imports.append((alias, module))
         return False
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        dead = fully_rewritten_imports(self, original, self._rewritten_roots)
+        for alias, module in self._from_imports:
+            if import_key(alias, module) not in dead:
+                self._report_contrib_import(alias, f"{module}.{get_full_name_for_node(alias.name)}")
+        return remove_imports(updated, dead)
 
     def _report_contrib_import(self, node: cst.CSTNode, imported: str) -> None:
         if imported == TF_MODULE or imported.startswith(TF_MODULE + "."):
@@ -66,10 +78,10 @@ class RenameSymbols(ReferenceTransform):
                 self.report(node, contrib_message(canonical), fixed=False, severity="error")
 
     def claim(self, node: cst.BaseExpression, canonical: str) -> bool:
-        if is_gone(canonical):
+        target = self.table.v2_name(canonical)
+        if target is None and is_gone(canonical):
             self._report_contrib_use(node, canonical)
             return True
-        target = self.table.v2_name(canonical)
         if target is None or (self._eager and canonical in EAGER_EQUIVALENTS):
             return False
         legacy = self.table.needs_legacy_keras(target)

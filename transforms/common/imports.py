@@ -32,7 +32,7 @@ def add_imports(module: cst.Module, requests: list[ImportRequest]) -> cst.Module
     if not missing:
         return module
     body = list(module.body)
-    position = _insertion_point(body)
+    position = position_after_imports(body)
     body[position:position] = [request.statement() for request in missing]
     return module.with_changes(body=body)
 
@@ -56,7 +56,8 @@ def _existing_imports(module: cst.Module) -> set[tuple[str, str | None, str | No
     return found
 
 
-def _insertion_point(body: list[cst.BaseStatement]) -> int:
+def position_after_imports(body: list[cst.BaseStatement]) -> int:
+    """Where code goes after a module's leading imports (and docstring)."""
     position = 0
     for index, statement in enumerate(body):
         if _is_import(statement) or (index == 0 and _is_docstring(statement)):

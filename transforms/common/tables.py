@@ -28,12 +28,15 @@ class SymbolTable:
     #: tf.contrib symbol -> the TF2 symbol TF's converter names as its replacement (never applied
     #: automatically: contrib is not in TF2 and the replacements differ).
     contrib: dict[str, str] = field(default_factory=dict)
+    #: tf.contrib names that were re-exports of core objects (tf.contrib.rnn's cells) -> where TF2
+    #: keeps that same object: renamed like any other symbol.
+    contrib_reexports: dict[str, str] = field(default_factory=dict)
     #: v1 function kept on compat.v1 -> keywords only its TF2 namesake takes: a call passing one of
     #: them (`tf.summary.scalar("loss", x, step=s)`) is TF2 code already and keeps its name.
     tf2_keywords: dict[str, list[str]] = field(default_factory=dict)
 
     def v2_name(self, canonical: str) -> str | None:
-        return self.renames.get(canonical)
+        return self.renames.get(canonical) or self.contrib_reexports.get(canonical)
 
     def is_removed_in_v2(self, canonical: str) -> bool:
         target = self.renames.get(canonical)
@@ -102,7 +105,7 @@ def symbol_table() -> SymbolTable:
     data = _load("symbols.json")
     return SymbolTable(data.get("tf_version", ""), data.get("renames", {}),
                        tuple(data.get("legacy_keras_modules", ())), data.get("contrib", {}),
-                       data.get("tf2_keywords", {}))
+                       data.get("contrib_reexports", {}), data.get("tf2_keywords", {}))
 
 
 def passes_tf2_keyword(call, canonical: str | None) -> bool:

@@ -1,0 +1,184 @@
+"""TFM503: tf.contrib functions with no core equivalent -> the same algorithm, written into the file.
+
+`tf.contrib.layers.batch_norm(x, decay=0.9, updates_collections=None, scale=True, is_training=t,
+scope="bn")` becomes `tf1_batch_norm(...)` with the same arguments, and `tf1_batch_norm` is defined
+after the imports: contrib's own algorithm for the arguments it models (see _tf1_emulations.py),
+in core TF1 API that the later transforms rename to tf.compat.v1. Variable names, collections,
+kernels and update order are contrib's, so checkpoints and `verify` line up. A call passing an
+argument the helper does not model is left alone with the reason. These helpers build graph-mode
+code, so a file TFM201 turned into tf.functions is left to its findings.
+"""
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import PositionProvider, QualifiedNameProvider, ScopeProvider
+
+from transforms.base import TFTransform
+from transforms.common.imports import position_after_imports
+from transforms.common.qualnames import dotted_name, tensorflow_alias
+from transforms.common.syntax import Refusal, bind_arguments, code, walk
+from transforms.contrib._tf1_emulations import EMULATIONS, OPTIMIZER_CLASSES, Emulation
+
+CONTRIB_MODULE = "tensorflow.contrib"
+
+
+class EmulateContribFunctions(TFTransform):
+    CODE = "TFM503"
+    DESCRIPTION = "tf.contrib functions with no core equivalent (batch_norm, optimize_loss) -> their TF1 algorithm, defined in the file"
+    SAFETY = "safe"
+    PHASE = 45  # after TFM201 decided whether the file stays graph code, before the renames
+    TRIGGERS = ("batch_norm", "optimize_loss")
+
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ScopeProvider)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.tf = tensorflow_alias(node)
+        self.defined = {name for statement in node.body for name in _defined_names(statement)}
+        self.eager = any(isinstance(n, cst.Decorator) and self.tf_name(n.decorator) == "tf.function"
+                         for n in walk(node))
+        self.used: dict[str, Emulation] = {}
+        self.replaced_roots: set[int] = set()
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        name = self.tf_name(original.func)
+        emulation = EMULATIONS.get(name) if name else None
+        if emulation is None:
+            return updated
+        try:
+            replacement = self._replacement(original, updated, emulation)
+        except Refusal as refusal:
+            self.report(refusal.node or original, f"{name} not emulated: {refusal.message}", fixed=False,
+                        severity="warning")
+            return updated
+        self.used[emulation.helper_name] = emulation
+        self.replaced_roots.add(id(_leftmost_name(original.func)))
+        self.report(original, f"{name} -> {emulation.helper_name}(), defined in this file: tf.contrib's "
+                    f"algorithm ({emulation.what}) on core TF1 ops", fixed=True, severity="warning")
+        return replacement
+
+    def _replacement(self, original: cst.Call, updated: cst.Call, emulation: Emulation) -> cst.Call:
+        if self.tf is None:
+            raise Refusal(original, "the module does not import tensorflow under a name the helper can use")
+        if self.eager:
+            raise Refusal(original, "the file runs eagerly (tf.function), and the helper is graph-mode code")
+        if emulation.helper_name in self.defined:
+            raise Refusal(original, f"the file already defines {emulation.helper_name}")
+        bound = bind_arguments(original, list(emulation.signature), emulation.contrib_name)
+        for parameter in sorted(emulation.required - set(bound)):
+            raise Refusal(original, f"without {parameter}= contrib takes a path the helper does not model")
+        for parameter, value in bound.items():
+            if parameter not in emulation.modelled:
+                raise Refusal(value, f"{parameter}= is not modelled")
+            accepted = emulation.accepted_values.get(parameter)
+            if accepted is not None and code(value) not in accepted:
+                raise Refusal(value, f"{parameter}={code(value)} is not modelled (only {', '.join(sorted(accepted))})")
+        arguments = [arg.with_changes(value=self._argument_value(parameter, arg.value))
+                     for parameter, arg in zip(_parameters(updated, emulation), updated.args)]
+        return updated.with_changes(func=cst.Name(emulation.helper_name), args=arguments)
+
+    def _argument_value(self, parameter: str, value: cst.BaseExpression) -> cst.BaseExpression:
+        """optimize_loss's optimizer name becomes the TF1 class contrib constructed for it."""
+        if parameter != "optimizer":
+            return value
+        name = code(value).strip("'\"")
+        return cst.parse_expression(f"{self.tf}.{OPTIMIZER_CLASSES[name]}")
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        if not self.used:
+            return updated
+        helpers = [statement for emulation in self.used.values()
+                   for statement in cst.parse_module(emulation.source).body]
+        helpers = [_with_tensorflow_alias(helper, self.tf) for helper in helpers]
+        helpers[0] = _after_blank_lines(helpers[0])
+        body = _without_imports(list(updated.body), self._dead_contrib_imports(original))
+        position = position_after_imports(body)
+        if position < len(body):
+            body[position] = _after_blank_lines(body[position])
+        body[position:position] = helpers
+        return updated.with_changes(body=body)
+
+    def _dead_contrib_imports(self, module: cst.Module) -> set[str]:
+        """Names bound by `import tensorflow.contrib... as name` that only the replaced calls used:
+        the import cannot run on TensorFlow 2 and goes with them."""
+        scope = self.get_metadata(ScopeProvider, module, None)
+        dead = set()
+        for assignment in scope.assignments if scope is not None else ():
+            node = getattr(assignment, "node", None)
+            references = [access.node for access in assignment.references]
+            if isinstance(node, cst.Import) and _binds_contrib(node, assignment.name) and references \
+                    and all(id(reference) in self.replaced_roots for reference in references):
+                dead.add(assignment.name)
+        return dead
+
+
+def _after_blank_lines(statement: cst.BaseStatement) -> cst.BaseStatement:
+    """`statement` with the two blank lines PEP 8 puts around top-level functions before it."""
+    lines = list(statement.leading_lines)
+    blanks = _leading_blank_count(lines)
+    return statement.with_changes(leading_lines=[cst.EmptyLine()] * max(0, 2 - blanks) + lines)
+
+
+def _leading_blank_count(lines: list[cst.EmptyLine]) -> int:
+    count = 0
+    for line in lines:
+        if line.comment is not None:
+            break
+        count += 1
+    return count
+
+
+def _leftmost_name(node: cst.BaseExpression) -> cst.BaseExpression:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node
+
+
+def _binds_contrib(node: cst.Import, name: str) -> bool:
+    return any(alias.asname is not None and isinstance(alias.asname.name, cst.Name)
+               and alias.asname.name.value == name and dotted_name(alias.name).startswith(CONTRIB_MODULE)
+               for alias in node.names)
+
+
+def _without_imports(body: list[cst.BaseStatement], names: set[str]) -> list[cst.BaseStatement]:
+    """`body` without the `import ... as name` aliases binding `names` (and statements left empty)."""
+    if not names:
+        return body
+    kept = []
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+                and isinstance(statement.body[0], cst.Import):
+            aliases = [alias for alias in statement.body[0].names
+                       if not (alias.asname and isinstance(alias.asname.name, cst.Name)
+                               and alias.asname.name.value in names)]
+            if not aliases:
+                continue
+            if len(aliases) != len(statement.body[0].names):
+                aliases[-1] = aliases[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                statement = statement.with_changes(body=[statement.body[0].with_changes(names=aliases)])
+        kept.append(statement)
+    return kept
+
+
+def _parameters(call: cst.Call, emulation: Emulation) -> list[str]:
+    return [arg.keyword.value if arg.keyword else emulation.signature[index]
+            for index, arg in enumerate(call.args)]
+
+
+def _defined_names(statement: cst.BaseStatement) -> list[str]:
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        return [statement.name.value]
+    return []
+
+
+class _RenameTensorflow(cst.CSTTransformer):
+    def __init__(self, alias: str) -> None:
+        super().__init__()
+        self.alias = alias
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        return updated.with_changes(value=self.alias) if updated.value == "tf" else updated
+
+
+def _with_tensorflow_alias(helper: cst.BaseStatement, alias: str) -> cst.BaseStatement:
+    """The helpers are written with `tf`; a module importing TensorFlow as another name gets that."""
+    return helper if alias == "tf" else helper.visit(_RenameTensorflow(alias))
