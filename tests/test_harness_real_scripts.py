@@ -473,3 +473,61 @@ def test_programs_setting_no_seeds_are_equivalent_with_op_determinism_on_or_off(
     assert {pair["migrated"]: pair["how"] for pair in program["alignment"]["pairs"]} == {"w": "name", "b": "name"}
     site = next(site for site in program["sites"] if site["legacy_line"] == FIT_TRAIN_LINE)
     assert site["status"] == "match" and site["fetches"][0]["compared"] == 20
+
+
+# -- run sites in the program's other modules ---------------------------------------------------------------
+
+MODULE_MODEL = """
+import numpy as np
+import tensorflow as tf
+
+
+class Regression(object):
+    def __init__(self):
+        self.x = tf.placeholder(tf.float32, [None, 2])
+        self.y = tf.placeholder(tf.float32, [None, 1])
+        w = tf.Variable(np.array([[0.5], [-0.25]], dtype=np.float32), name="w")
+        self.loss = tf.reduce_mean(tf.square(tf.matmul(self.x, w) - self.y))
+        self.train_op = tf.train.GradientDescentOptimizer(0.1).minimize(self.loss)
+
+    def fit(self, sess, data, targets, steps):
+        for _ in range(steps):
+            _, loss = sess.run([self.train_op, self.loss], feed_dict={self.x: data, self.y: targets})
+        return loss
+"""
+
+MODULE_MAIN = """
+import numpy as np
+import tensorflow as tf
+from model import Regression
+
+data = np.random.RandomState(0).randn(16, 2).astype(np.float32)
+targets = data.sum(axis=1, keepdims=True)
+model = Regression()
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    model.fit(sess, data, targets, 5)
+"""
+
+
+def compat_version(source: str) -> str:
+    """`source` on tf.compat.v1, with a line added after the imports (so its lines move by one)."""
+    for name in ("placeholder", "train.GradientDescentOptimizer", "Session", "global_variables_initializer"):
+        source = source.replace(f"tf.{name}", f"tf.compat.v1.{name}")
+    return source.replace("import tensorflow as tf\n", "import tensorflow as tf\ntf.compat.v1.disable_v2_behavior()\n")
+
+
+def test_run_sites_in_the_programs_modules_are_recorded_and_paired_by_their_line_diff(tmp_path):
+    legacy = write(tmp_path / "legacy" / "train.py", MODULE_MAIN)
+    write(tmp_path / "legacy" / "model.py", MODULE_MODEL)
+    migrated = write(tmp_path / "migrated" / "train.py", compat_version(MODULE_MAIN))
+    write(tmp_path / "migrated" / "model.py", compat_version(MODULE_MODEL))
+    done, report = run_verify(tmp_path, legacy, migrated, tmp_path / "report.json")
+    program, = report["programs"]
+    site = next(site for site in program["sites"] if site["legacy_module"])
+    fit_line = MODULE_MODEL.lstrip().splitlines().index(
+        "            _, loss = sess.run([self.train_op, self.loss], feed_dict={self.x: data, self.y: targets})") + 1
+    assert (site["legacy_module"], site["legacy_line"]) == ("model.py", fit_line)
+    assert site["migrated"] == f"line:{fit_line + 1}@model.py" and site["paired_by"] == "source diff"
+    assert site["status"] == "match" and site["legacy_calls"] == site["migrated_calls"] == 5
+    assert program["verdict"] == "equivalent", (program["reason"], done.stderr[-3000:])

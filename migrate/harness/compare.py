@@ -63,6 +63,7 @@ class SiteComparison:
     inputs: str = "not recorded"
     notes: list = field(default_factory=list)
     unpaired_reason: str | None = None  # why an `unpaired` site's values were not compared
+    legacy_module: str | None = None  # the program module holding the legacy lines; None: the script
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -78,7 +79,7 @@ def compare_site(legacy: SiteData, migrated: SiteData | None, paired_by: str, to
     mismatch, and so is one whose counterpart returns a different number of values."""
     site = SiteComparison(legacy.line, legacy.lines, migrated.key if migrated else None, paired_by, legacy.calls,
                           migrated.calls if migrated else 0, random_ops=legacy.facts.get("random_ops", []),
-                          advisory_from_step=advisory_from)
+                          advisory_from_step=advisory_from, legacy_module=legacy.module)
     if site.random_ops and legacy.has_values():
         steady = sorted(legacy.facts.get("deterministic_calls", []))
         site.notes.append("the fetched computation reaches random ops (" + ", ".join(site.random_ops) + "); "

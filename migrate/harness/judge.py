@@ -1,10 +1,12 @@
 """Turning two finished side runs into a program report: pairing, comparison, timing, verdict."""
 from __future__ import annotations
 
+import os
+
 from migrate.harness.compare import compare_site
 from migrate.harness import outcomes
 from migrate.harness.launcher import SideRun
-from migrate.harness.pairing import merge_doubt, pair_sites
+from migrate.harness.pairing import merge_doubt, module_line_maps, pair_sites
 from migrate.harness.programs import Prepared, Program
 from migrate.harness.records import merge_sites
 from migrate.harness.randomness import advisory_from, find_taint
@@ -54,7 +56,8 @@ def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: Si
     tolerance = _tolerance_for_precision(report, tolerance, migrated.data.result.get("precision_policy"))
     legacy_sites = {key: site for key, site in legacy.data.sites.items() if key.startswith("line:")}
     migrated_sites = migrated.data.sites
-    pairs = pair_sites(legacy_sites, migrated_sites, prepared.site_map, prepared.lines, prepared.rewritten)
+    modules = _module_line_maps(report, prepared, legacy_sites)
+    pairs = pair_sites(legacy_sites, migrated_sites, prepared.site_map, prepared.lines, prepared.rewritten, modules)
     taint = find_taint(legacy_sites, legacy.data.result.get("capture_sequence"))
     training = tuple(sorted(int(number) for site in legacy_sites.values() if site.facts.get("mutates_state")
                             for number in site.sequence))
@@ -88,6 +91,15 @@ def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: Si
     report["alignment"] = _alignment(legacy, migrated)
     report["timing"] = _timing(streams, legacy, migrated)
     return _verdict(report)
+
+
+def _module_line_maps(report: dict, prepared: Prepared, legacy_sites: dict) -> dict:
+    """Line maps of the program modules holding legacy run sites (none for a one-file program)."""
+    modules = [site.module for site in legacy_sites.values() if site.module]
+    if not modules:
+        return {}
+    return module_line_maps(os.path.dirname(report["legacy_path"]),
+                            os.path.dirname(prepared.file_as or prepared.migrated), modules)
 
 
 def _site_counts(sites: list[dict]) -> dict:

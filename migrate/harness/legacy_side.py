@@ -87,10 +87,12 @@ def fetch_names(fetches):
 
 
 class LegacyProbe(object):
-    """Wraps `Session.run` to record the script's own calls and capture the initial weights."""
+    """Wraps `Session.run` to record the program's own calls (the script's, and those of the modules
+    beside it) and capture the initial weights."""
 
-    def __init__(self, session_class, script, recorder, out_dir):
+    def __init__(self, session_class, script, recorder, out_dir, program_dir=None):
         self.script = script
+        self.program_dir = os.path.dirname(os.path.abspath(program_dir or script)) + os.sep
         self.recorder = recorder
         self.out_dir = out_dir
         self.owner = next(cls for cls in session_class.__mro__ if "run" in vars(cls))
@@ -105,35 +107,42 @@ class LegacyProbe(object):
         probe = self
 
         def run(session, *args, **kwargs):
-            line = probe.script_line(sys._getframe(1))
-            if line is None:
+            key = probe.site_key(sys._getframe(1))
+            if key is None:
                 return probe.original(session, *args, **kwargs)
-            return probe.recorded_run(session, line, args, kwargs)
+            return probe.recorded_run(session, key, args, kwargs)
 
         self.owner.run = run
 
-    def script_line(self, frame):
-        """The script line behind a Session.run call, through TensorFlow's own frames; else None."""
+    def site_key(self, frame):
+        """The program line behind a Session.run call, through TensorFlow's own frames, as a site key:
+        `line:N` in the script, `line:N@path` in a module of the program (its path relative to the
+        script's folder); None for a call from elsewhere."""
         libraries = None
         for _ in range(MAX_LIBRARY_FRAMES):
             if frame is None:
                 return None
             filename = frame.f_code.co_filename
             if filename == self.script:
-                return frame.f_lineno
+                return "line:%d" % frame.f_lineno
             libraries = libraries or _library_roots()
             if not filename.startswith(libraries):
-                return None
+                return self._module_site_key(filename, frame.f_lineno)
             frame = frame.f_back
         return None
 
-    def recorded_run(self, session, line, args, kwargs):
+    def _module_site_key(self, filename, line):
+        path = os.path.abspath(filename)
+        if not path.startswith(self.program_dir) or not path.endswith(".py"):
+            return None
+        return "line:%d@%s" % (line, os.path.relpath(path, self.program_dir).replace(os.sep, "/"))
+
+    def recorded_run(self, session, key, args, kwargs):
         began = time.perf_counter()
         fetches = args[0] if args else kwargs.get("fetches")
         feed_dict = args[1] if len(args) > 1 else kwargs.get("feed_dict")
         if self.variables is None and self.capture_tries < MAX_CAPTURE_TRIES:
             self.capture_weights(session)
-        key = "line:%d" % line
         site = self.recorder.site(key)
         names = None
         if site.calls == 0:

@@ -117,8 +117,8 @@ class SessionProbe(legacy.LegacyProbe):
     """Session.run recording for migrated programs that still use sessions; loads weights instead of
     saving them."""
 
-    def __init__(self, session_class, script, recorder, loader):
-        super().__init__(session_class, script, recorder, out_dir=None)
+    def __init__(self, session_class, script, recorder, loader, program_dir=None):
+        super().__init__(session_class, script, recorder, out_dir=None, program_dir=program_dir)
         self.loader = loader
 
     def take_weights(self, session, variables, values):
@@ -274,7 +274,10 @@ def main(argv):
         loader = WeightLoader(tf, config.get("variables"), config.get("weights"))
         FunctionProbe(tf, config["script"], recorder, config.get("fused"),
                       config.get("warmup_fraction", 0.1)).install()
-        SessionProbe(tf.compat.v1.Session, config["script"], recorder, loader).install()
+        sessions = SessionProbe(tf.compat.v1.Session, config["script"], recorder, loader,
+                                config.get("file_as") or config["script"])
+        sessions.summary_class = tf.compat.v1.Summary  # fetched summaries read as on the legacy side
+        sessions.install()
         common.seed_everything(config["seed"])
         seed_tensorflow(tf, config["seed"])
         outcomes = common.TestOutcomes().install()

@@ -166,15 +166,36 @@ def _names(line: str) -> frozenset[str]:
     return frozenset(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", line)) - _API_PATH_WORDS
 
 
+def module_line_maps(legacy_dir: str, migrated_dir: str, modules) -> dict[str, tuple[dict, frozenset]]:
+    """For each program module (a path relative to the script's folder) present on both sides: its
+    `line_map` and `rewritten_lines`, legacy version against migrated version."""
+    maps = {}
+    for module in sorted(set(modules)):
+        try:
+            with open(os.path.join(legacy_dir, module), encoding="utf-8", errors="replace") as handle:
+                old = handle.read()
+            with open(os.path.join(migrated_dir, module), encoding="utf-8", errors="replace") as handle:
+                new = handle.read()
+        except OSError:
+            continue
+        maps[module] = (line_map(old, new), rewritten_lines(old, new))
+    return maps
+
+
 def pair_sites(legacy_keys, migrated_keys, site_map: dict[int, str], lines: dict[int, int],
-               rewritten: frozenset[int] = frozenset()) -> list[SitePair]:
+               rewritten: frozenset[int] = frozenset(), modules: dict | None = None) -> list[SitePair]:
     """Pair every legacy site (`line:N`) with a migrated one (`fn:name` or `line:M`). A site found
-    only through the line diff on a line the migration rewrote (`rewritten`) is paired with a doubt."""
+    only through the line diff on a line the migration rewrote (`rewritten`) is paired with a doubt.
+    A site in another module of the program (`line:N@module`) pairs through that module's line diff
+    (`modules`, from `module_line_maps`) with the migrated site at the same place in it."""
     available = set(migrated_keys)
     pairs = []
     for key in legacy_keys:
-        line = int(key.partition(":")[2])
-        if line in site_map:
+        place, _, module = key.partition(":")[2].partition("@")
+        line = int(place)
+        if module:
+            pairs.append(_module_pair(key, line, module, (modules or {}).get(module), available))
+        elif line in site_map:
             pairs.append(SitePair(key, f"fn:{site_map[line]}", "run-site map"))
         elif line in lines and f"line:{lines[line]}" in available:
             doubt = (f"line {line} was rewritten as line {lines[line]}: only the line diff pairs them, so "
@@ -183,6 +204,16 @@ def pair_sites(legacy_keys, migrated_keys, site_map: dict[int, str], lines: dict
         else:
             pairs.append(SitePair(key, None, "unpaired"))
     return pairs
+
+
+def _module_pair(key: str, line: int, module: str, maps, available: set) -> SitePair:
+    lines, rewritten = maps or ({}, frozenset())
+    counterpart = f"line:{lines[line]}@{module}" if line in lines else None
+    if counterpart not in available:
+        return SitePair(key, None, "unpaired")
+    doubt = (f"{module} line {line} was rewritten as line {lines[line]}: only the line diff pairs them, "
+             "so it may be another call") if line in rewritten else None
+    return SitePair(key, counterpart, "source diff", doubt)
 
 
 def fetch_count(site) -> int | None:

@@ -39,9 +39,16 @@ class SiteData:
 
     @property
     def lines(self) -> list[int]:
-        """The script lines of a `line:N` site (several for sites merged by `merge_sites`)."""
+        """The lines of a `line:N` / `line:N@module` site (several for sites merged by `merge_sites`)."""
         kind, _, rest = self.key.partition(":")
-        return [int(part) for part in rest.split(",")] if kind == "line" else []
+        return [int(part) for part in rest.partition("@")[0].split(",")] if kind == "line" else []
+
+    @property
+    def module(self) -> str | None:
+        """The program module of a `line:N@module` site (its path from the script's folder); None for
+        the script's own sites."""
+        kind, _, rest = self.key.partition(":")
+        return rest.partition("@")[2] or None if kind == "line" else None
 
     @property
     def line(self) -> int | None:
@@ -86,7 +93,8 @@ def merge_sites(sites: list[SiteData]) -> SiteData:
              "deterministic_calls": sorted(deterministic)}
     by_order = [(site, call) for _, site, call in order]
     return SiteData(
-        key="line:" + ",".join(str(site.line) for site in sorted(sites, key=lambda site: site.line)),
+        key="line:" + ",".join(str(site.line) for site in sorted(sites, key=lambda site: site.line))
+            + (f"@{sites[0].module}" if sites[0].module else ""),
         calls=len(order), paths=sites[0].paths, fetch_names=sites[0].fetch_names, values=values,
         last=latest.last, inputs=inputs,
         starts=np.asarray([site.starts[call] for site, call in by_order]),

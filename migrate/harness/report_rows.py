@@ -54,6 +54,8 @@ def site_rows(program: dict) -> list[list[str]]:
             where = f"step {divergence.get('step')}{name}{problem}"
         fetches = [fetch for fetch in site["fetches"] if fetch["compared"]]
         lines = ", ".join(str(line) for line in site.get("legacy_lines") or [site["legacy_line"]])
+        if site.get("legacy_module"):
+            lines = f"{site['legacy_module']}:{lines}"
         rows.append([lines, (site["migrated"] or "-"), site["paired_by"],
                      f"{site['legacy_calls']}/{site['migrated_calls']}", site["status"],
                      number(max((f["max_abs"] for f in fetches), default=None)),

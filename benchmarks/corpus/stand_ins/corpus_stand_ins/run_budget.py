@@ -24,10 +24,9 @@ MAX_RUNS_VARIABLE = "TFM_CORPUS_MAX_RUNS"
 SESSION_MODULE = "tensorflow.python.client.session"
 FUNCTION_MODULE = "tensorflow.python.eager.polymorphic_function.polymorphic_function"
 HARNESS_MARK = os.path.join("migrate", "harness") + os.sep
-# migrate/harness: LegacyProbe.recorded_run (legacy side, a run from the script), the `run` wrapper it
-# installs (a run from one of the program's other modules, passed through unrecorded),
-# MigratedProbe.call (migrated side).
-FORWARDERS = ("recorded_run", "run", "call")
+# migrate/harness: LegacyProbe.recorded_run (a run from the script or one of the program's modules,
+# either side), MigratedProbe.call (a tf.function call on the migrated side).
+FORWARDERS = ("recorded_run", "call")
 
 
 class Budget:
