@@ -25,11 +25,10 @@ get fresh names. The helper's definition goes, its docstring's first line stays 
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import QualifiedNameProvider
 
 from transforms.speed.fusion.body import plain_python_problem
 from transforms.speed.fusion.scan import callee_name, calls_in, names_bound
-from transforms.speed.fusion.state import ModuleFacts, collect_facts
+from transforms.speed.fusion.state import ModuleFacts, shared_facts
 from transforms.graph.layers.keras_layers import NameAllocator
 from transforms.common.syntax import Refusal, code, walk
 from transforms.base import TFTransform
@@ -47,15 +46,12 @@ class InlineEpochHelpers(TFTransform):
     TRIGGERS = ("function",)
 
     def visit_Module(self, node: cst.Module) -> None:
-        self.facts: ModuleFacts = collect_facts(node, self.tf_names, self._qualified)
+        self.facts: ModuleFacts = shared_facts(self, node)
         self.names = NameAllocator({n.value for n in walk(node) if isinstance(n, cst.Name)})
         self.removed: set[cst.FunctionDef] = set()
         self.inlined: dict[cst.SimpleStatementLine, list[cst.BaseStatement]] = {}
         if self.facts.steps:
             self._scope(node)
-
-    def _qualified(self, node: cst.CSTNode) -> set[str]:
-        return {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
 
     def _scope(self, scope: cst.Module | cst.FunctionDef) -> None:
         """Plan the inlining of the helpers defined directly in `scope`, then look into its functions."""
