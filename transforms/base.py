@@ -17,7 +17,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
 
 from migrate.findings import Finding, Severity
-from transforms.common.syntax import forget_children
+from transforms.common.syntax import code_identifiers, forget_children
 from transforms.common.dispatch import FastDispatch
 from transforms.common.imports import ImportRequest, add_imports
 from transforms.common.lazy_metadata import LazyMetadataWrapper
@@ -69,10 +69,19 @@ class TFTransform(FastDispatch, cst.CSTTransformer):
     #: name and the values that turn it on. The default of every setting is "off".
     ENABLED_BY: ClassVar[tuple[str, tuple[str, ...]] | None] = None
 
+    #: Stricter than TRIGGERS where it holds: the transform runs only on code that uses one of these
+    #: identifiers (as a name, an attribute or in an import; see code_identifiers).
+    IDENTIFIERS: ClassVar[frozenset[str]] = frozenset()
+
     @classmethod
     def applies_to(cls, code: str) -> bool:
         """False only when the transform provably has nothing to do (or report) in `code`."""
-        return not cls.TRIGGERS or any(trigger in code for trigger in cls.TRIGGERS)
+        if cls.TRIGGERS and not any(trigger in code for trigger in cls.TRIGGERS):
+            return False
+        if not cls.IDENTIFIERS:
+            return True
+        identifiers = code_identifiers(code)
+        return identifiers is None or not identifiers.isdisjoint(cls.IDENTIFIERS)
 
     @classmethod
     def enabled(cls, settings: Mapping[str, str]) -> bool:

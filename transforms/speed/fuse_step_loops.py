@@ -50,7 +50,7 @@ from transforms.speed.fusion.names import loop_function_name, outputs_name, rows
 from transforms.speed.fusion.params import values_name
 from transforms.speed.fusion.plan import NO_STEP_CALL, Plan, plan_fusion
 from transforms.speed.fusion.scan import callee_name, calls_in, names_bound, names_read
-from transforms.common.syntax import walk
+from transforms.common.syntax import walk, scan
 from transforms.speed.fusion.state import ModuleFacts, shared_facts
 from transforms.base import TFTransform
 
@@ -407,7 +407,7 @@ def assignments_of(module: cst.Module, name: str) -> list[cst.Assign | None]:
         def visit_ClassDef(self, node: cst.ClassDef) -> None:
             other(node.name.value == name)
 
-    module.visit(Finder())
+    scan(module, Finder())
     return found
 
 
@@ -432,7 +432,7 @@ def reads_outside_rebinding_loops(module: cst.Module, name: str) -> int:
             node.value.visit(self)
             return False
 
-    module.visit(Finder())
+    scan(module, Finder())
     return reads[0]
 
 
@@ -478,5 +478,5 @@ def defining_scopes(module: cst.Module, names: set[str]) -> dict[str, list[cst.F
         def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
             scopes.pop()
 
-    module.visit(Finder())
+    scan(module, Finder())
     return found

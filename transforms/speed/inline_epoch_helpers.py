@@ -30,7 +30,7 @@ from transforms.speed.fusion.body import plain_python_problem
 from transforms.speed.fusion.scan import callee_name, calls_in, names_bound
 from transforms.speed.fusion.state import ModuleFacts, shared_facts
 from transforms.graph.layers.keras_layers import NameAllocator
-from transforms.common.syntax import Refusal, code, walk
+from transforms.common.syntax import Refusal, code, walk, scan
 from transforms.base import TFTransform
 from transforms.speed.inline_batch_generators import LITERALS, LocalRenamer, is_docstring
 from transforms.speed.vectorize_dataset_maps import plain_parameters
@@ -210,7 +210,7 @@ def _loops(scope: cst.CSTNode) -> list[cst.For]:
         def visit_For(self, node: cst.For) -> None:
             found.append(node)
 
-    scope.visit(Finder())
+    scan(scope, Finder())
     return found
 
 
@@ -225,7 +225,7 @@ def _names_outside(scope: cst.CSTNode, helper: cst.FunctionDef) -> set[str]:
         def visit_Name(self, node: cst.Name) -> None:
             found.add(node.value)
 
-    scope.visit(Finder())
+    scan(scope, Finder())
     return found
 
 
@@ -243,7 +243,7 @@ def _own_functions(scope: cst.CSTNode) -> list[cst.FunctionDef]:
         def visit_ClassDef(self, node: cst.ClassDef) -> bool:
             return False
 
-    scope.visit(Finder())
+    scan(scope, Finder())
     return found
 
 

@@ -13,6 +13,7 @@ import libcst as cst
 from transforms.speed.fusion.names import LOOP_SUFFIX
 from transforms.common.graph_symbols import _in, table
 from transforms.speed.fusion.scan import Outputs, callee_name, calls_in, names_bound, names_read, step_outputs
+from transforms.common.syntax import scan
 
 SAFE_BUILTINS = frozenset({
     "print", "float", "int", "str", "bool", "len", "round", "abs", "min", "max", "repr", "format",
@@ -84,7 +85,7 @@ class ModuleFacts:
             def visit_Global(self, node) -> None:
                 calls.append(None)
 
-        function.body.visit(Collector())
+        scan(function.body, Collector())
         if None in calls:
             return f"loop body calls `{function.name.value}`, which rebinds globals"
         return next((p for p in (self.call_problem(c, depth + 1) for c in calls) if p), None)
@@ -130,7 +131,7 @@ def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
             if tf_names(node):
                 facts.state.add(node.value)
 
-    module.visit(Scanner())
+    scan(module, Scanner())
     for name in facts.steps:
         facts.plain.pop(name, None)
     # Multi-step functions this transform wrote are not steps to fuse again (that would not be stable).
@@ -224,5 +225,5 @@ def _mentions_tf(node: cst.CSTNode, tf_names) -> bool:
             if not found and tf_names(attribute):
                 found.append(True)
 
-    node.visit(Finder())
+    scan(node, Finder())
     return bool(found)
