@@ -37,7 +37,7 @@ class CodeOutcome:
     run_sites: tuple[tuple[int, str], ...]
     #: The index (in the selected transforms) from which every transform saw a fresh parse of the
     #: final code and left it unchanged; None when they saw a rewritten tree that did not parse.
-    settled_from: int | None = 0
+    settled_from: int | None = None
 
 
 def transform_module(module: cst.Module, options: Options, filename: str = "<string>") -> CodeOutcome:
@@ -62,7 +62,7 @@ def _run_transforms(module: cst.Module, options: Options, filename: str,
     code = module.code
     wrapper = original = LazyMetadataWrapper(module, unsafe_skip_copy=True)
     to_input = LineMap()
-    settled_from: int | None = 0
+    settled_from: int | None = None
     for index, transform_class in enumerate(selected_transforms(options.select, options.ignore, options.unsafe)):
         if index == stop_unchanged_at and not to_input.steps:
             break
