@@ -14,6 +14,8 @@ Measured, each as the median over --repeats runs, the tools interleaved:
 
     python benchmarks/throughput.py --corpus DIR [--repeats 3] [--jobs 2] [--scale-lines 60000]
         [--output benchmarks/results/NAME.txt]
+    python benchmarks/throughput.py --latency-only [--latency-file FILE ...] [--baseline OTHER_CHECKOUT]
+        [--latency-runs 7]
 """
 from __future__ import annotations
 
@@ -48,17 +50,23 @@ def copy_corpus(source: Path | None, folder: Path, copies: int) -> tuple[int, in
     return len(files), sum(p.stat().st_size for p in files)
 
 
-def timed(command: list[str], env: dict | None = None) -> tuple[float, int]:
+def timed(command: list[str], env: dict | None = None, cwd: Path = ROOT) -> tuple[float, int]:
     """Wall seconds and peak resident MB of the command and every process it waited for."""
+    elapsed, peak_mb, _ = timed_with_cpu(command, env, cwd)
+    return elapsed, peak_mb
+
+
+def timed_with_cpu(command: list[str], env: dict | None = None, cwd: Path = ROOT) -> tuple[float, int, float]:
+    """Wall seconds, peak resident MB and CPU seconds (user + system) of the command."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     stderr = process.stderr.read()
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode not in (0, 1):
         raise SystemExit(f"{command[0]} failed ({process.returncode}):\n{stderr.decode()[-2000:]}")
-    return elapsed, usage.ru_maxrss // 1024
+    return elapsed, usage.ru_maxrss // 1024, usage.ru_utime + usage.ru_stime
 
 
 def tf_upgrade_v2(corpus: Path, out: Path) -> list[str]:
@@ -94,6 +102,25 @@ def measure_latency(temp: Path, runs: int) -> dict[str, list[float]]:
     timed(tf_migrate("diff", str(LATENCY_FILE), "-q", "--cache-dir", str(cache)))
     cached = [timed(tf_migrate("diff", str(LATENCY_FILE), "-q", "--cache-dir", str(cache)))[0] for _ in range(runs)]
     return {"cold (--no-cache)": cold, "cached": cached}
+
+
+def measure_cold_latency(files: list[Path], runs: int, baseline: Path | None, say) -> None:
+    """`tf-migrate diff --no-cache FILE`, start-up included, per file: median wall and CPU seconds over
+    `runs`. With `baseline` (another tf-migrate checkout), that checkout's run alternates with this
+    one's, so both see the same load."""
+    trees = {"this": ROOT} if baseline is None else {"baseline": baseline.resolve(), "this": ROOT}
+    for path in files:
+        walls: dict[str, list[float]] = {label: [] for label in trees}
+        cpus: dict[str, list[float]] = {label: [] for label in trees}
+        for _ in range(runs):
+            for label, tree in trees.items():
+                wall, _, cpu = timed_with_cpu(tf_migrate("diff", str(path.resolve()), "-q", "--no-cache"), cwd=tree)
+                walls[label].append(wall)
+                cpus[label].append(cpu)
+        for label in trees:
+            say(f"cold diff {path.name} ({len(path.read_text().splitlines())} lines), {label}: median "
+                f"{statistics.median(walls[label]):.3f} s wall, {statistics.median(cpus[label]):.3f} s CPU over "
+                f"{runs} runs (wall min {min(walls[label]):.3f}, max {max(walls[label]):.3f})")
 
 
 def rename_only_module(lines: int) -> str:
@@ -163,6 +190,12 @@ def main() -> None:
     parser.add_argument("--scale-lines", type=int, default=0, help="also run the scale test with a file this long")
     parser.add_argument("--scale-others", type=int, default=20)
     parser.add_argument("--scale-only", action="store_true", help="run only the scale test")
+    parser.add_argument("--latency-only", action="store_true",
+                        help="only the cold `tf-migrate diff` latency on --latency-file (no tf_upgrade_v2 needed)")
+    parser.add_argument("--latency-file", type=Path, action="append",
+                        help=f"file for --latency-only (repeatable; default {LATENCY_FILE.name})")
+    parser.add_argument("--baseline", type=Path,
+                        help="with --latency-only: another tf-migrate checkout, timed alternately with this one")
     parser.add_argument("--output", type=Path, help="also write the results to this file")
     parser.add_argument("--keep-output", type=Path, help="keep the first cold run's tree and report here")
     args = parser.parse_args()
@@ -172,6 +205,12 @@ def main() -> None:
     def say(text: str) -> None:
         print(text, flush=True)
         lines.append(text)
+
+    if args.latency_only:
+        measure_cold_latency(args.latency_file or [LATENCY_FILE], args.latency_runs, args.baseline, say)
+        if args.output:
+            args.output.write_text("\n".join(lines) + "\n")
+        return
 
     with tempfile.TemporaryDirectory() as temp_name:
         temp = Path(temp_name)

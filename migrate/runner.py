@@ -35,6 +35,9 @@ class CodeOutcome:
     original: LazyMetadataWrapper
     findings: tuple[Finding, ...]
     run_sites: tuple[tuple[int, str], ...]
+    #: The index (in the selected transforms) from which every transform saw a fresh parse of the
+    #: final code and left it unchanged; None when they saw a rewritten tree that did not parse.
+    settled_from: int | None = None
 
 
 def transform_module(module: cst.Module, options: Options, filename: str = "<string>") -> CodeOutcome:
@@ -43,16 +46,28 @@ def transform_module(module: cst.Module, options: Options, filename: str = "<str
 
     Metadata (scopes, qualified names) is most of the cost, so one MetadataWrapper serves every
     transform until one of them changes the code; a transform whose triggers do not occur in the
-    code as the earlier transforms left it is not run at all. A parsed module shares no node between
-    two places, so its wrapper skips the defensive deep copy (a transform's output may share nodes:
-    its wrapper keeps the copy)."""
+    code as the earlier transforms left it, or that is off under the settings, is not run at all.
+    The code a transform changed is parsed afresh for the next ones, so every transform sees a tree
+    exactly as the parser makes it (and the stability check's second run can rely on what the first
+    run saw: see check_rewrite)."""
+    return _run_transforms(module, options, filename)
+
+
+def _run_transforms(module: cst.Module, options: Options, filename: str,
+                    stop_unchanged_at: int | None = None) -> CodeOutcome:
+    """`transform_module`; with `stop_unchanged_at`, it stops before that transform when none of
+    the transforms before it changed the code."""
     context = TransformContext(filename=filename, scratch={"settings": dict(options.settings)})
+    settings = context.scratch["settings"]
     code = module.code
     wrapper = original = LazyMetadataWrapper(module, unsafe_skip_copy=True)
     to_input = LineMap()
-    for transform_class in selected_transforms(options.select, options.ignore, options.unsafe):
+    settled_from: int | None = None
+    for index, transform_class in enumerate(selected_transforms(options.select, options.ignore, options.unsafe)):
+        if index == stop_unchanged_at and not to_input.steps:
+            break
         checkpoint()  # a file over its budget stops here when the watchdog cannot interrupt
-        if not transform_class.applies_to(code):
+        if not (transform_class.enabled(settings) and transform_class.applies_to(code)):
             continue
         reported = _reported(context)
         result = transform_class(context).transform_wrapper(wrapper)
@@ -60,11 +75,22 @@ def transform_module(module: cst.Module, options: Options, filename: str = "<str
         new_code = result.code
         if new_code != code:
             to_input.add(code, new_code)
-            code, wrapper = new_code, LazyMetadataWrapper(result)
+            code = new_code
+            wrapper, parsed = _next_wrapper(result, new_code)
+            settled_from = index + 1 if parsed else None
     module = wrapper.module
     findings = tuple(context.scratch.get(FINDINGS_KEY, ()))
     run_sites = tuple(context.scratch.get(RUN_SITES_KEY, ()))
-    return CodeOutcome(module, wrapper, original, findings, run_sites)
+    return CodeOutcome(module, wrapper, original, findings, run_sites, settled_from)
+
+
+def _next_wrapper(result: cst.Module, code: str) -> tuple[LazyMetadataWrapper, bool]:
+    """The wrapper the next transforms see, and whether it wraps a fresh parse of `code` (not when the
+    code does not parse: then a copy of the transform's output, as the check will fail the file)."""
+    try:
+        return LazyMetadataWrapper(cst.parse_module(code), unsafe_skip_copy=True), True
+    except cst.ParserSyntaxError:
+        return LazyMetadataWrapper(result), False
 
 
 def _reported(context: TransformContext) -> tuple[int, int]:
@@ -109,10 +135,16 @@ def migrate_code(source: str, options: Options = Options(), filename: str = "<st
     return transform_module(cst.parse_module(source), options, filename)
 
 
-def check_rewrite(new_code: str, options: Options, filename: str) -> tuple[str | None, CodeOutcome | None]:
-    """Why a rewritten module must not be written (None when it is sound), and the second run."""
+def check_rewrite(new_code: str, options: Options, filename: str,
+                  settled_from: int | None = None) -> tuple[str | None, CodeOutcome | None]:
+    """Why a rewritten module must not be written (None when it is sound), and the second run.
+
+    The second run migrates `new_code` again. `settled_from` is the first run's: from that transform
+    on, every transform saw a fresh parse of `new_code` (with the same settings) and left it
+    unchanged. When the transforms before it leave `new_code` unchanged as well, the rest would see
+    the same parse again and do the same, so the second run stops there: the code is stable."""
     try:
-        again = migrate_code(new_code, options, filename)
+        again = _run_transforms(cst.parse_module(new_code), options, filename, stop_unchanged_at=settled_from)
     except cst.ParserSyntaxError as error:
         return f"rewrite produced code that does not parse ({error.message}); left untouched", None
     if again.module.code != new_code:
@@ -137,7 +169,7 @@ def migrate_text(path: str, text: str, options: Options) -> FileResult:
     if new_code == text:
         return FileResult(path, "unchanged", classify(outcome.wrapper), findings=outcome.findings,
                           families=family_counts(outcome.original, outcome.wrapper))
-    problem, second_run = check_rewrite(new_code, options, path)
+    problem, second_run = check_rewrite(new_code, options, path, outcome.settled_from)
     if problem:
         return FileResult(path, "failed", classify(outcome.original), problem, outcome.findings,
                           families=family_counts(outcome.original, outcome.original))

@@ -302,3 +302,74 @@ def test_file_whose_parse_alone_is_over_the_memory_budget_is_skipped_before_pars
     result = runner.migrate_bytes("huge.py", source, Options(), Budget(None, memory_mb=512))
     assert result.status == "skipped"
     assert "parsing its" in result.reason and "--file-memory" in result.reason
+
+
+# -- cheaper checks that change no output -----------------------------------------------------------
+
+def test_scan_calls_the_hooks_libcsts_visit_calls_in_the_same_order() -> None:
+    import libcst as cst
+
+    from transforms.common.syntax import scan
+
+    class Recorder(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.calls: list[tuple[str, int]] = []
+
+        def visit_Call(self, node) -> bool:
+            self.calls.append(("visit_Call", id(node)))
+            return not (isinstance(node.func, cst.Name) and node.func.value == "skip")
+
+        def leave_Call(self, node) -> None:
+            self.calls.append(("leave_Call", id(node)))
+
+        def visit_Name(self, node) -> None:
+            self.calls.append((node.value, id(node)))
+
+    module = cst.parse_module("a.b(c, skip(d))\nx = f(g.h)\nclass K:\n    def m(self):\n        return [y for y in z]\n")
+    visited, scanned = Recorder(), Recorder()
+    module.visit(visited)
+    scan(module, scanned)
+    assert scanned.calls == visited.calls and ("d", id(module)) not in scanned.calls
+
+
+def test_code_identifiers_ignore_strings_and_comments() -> None:
+    from transforms.common.syntax import code_identifiers
+
+    names = code_identifiers('"""A Session."""\nimport tensorflow.compat.v1 as tf  # a Session\nx = tf.app.run\n')
+    assert {"tensorflow", "compat", "v1", "tf", "x", "app", "run"} <= names and "Session" not in names
+    assert code_identifiers("def (:\n") is None
+
+
+def test_transforms_off_under_the_settings_do_not_run() -> None:
+    from transforms import transform_by_module_name
+
+    pipeline = transform_by_module_name("feed_batches_from_datasets")
+    assert not pipeline.enabled({}) and pipeline.enabled({"input_pipeline": "tf.data"})
+    assert transform_by_module_name("rename_symbols").enabled({})
+
+
+def test_stability_check_stops_where_the_first_run_settled_and_agrees_with_a_full_second_run(monkeypatch) -> None:
+    from transforms import selected_transforms
+    from transforms.base import TFTransform
+
+    source = (ROOT / "legacy_examples" / "core_tf_layers_cnn.py").read_text()
+    first = runner.migrate_code(source)
+    codes = [t.CODE for t in selected_transforms()]
+    assert 0 < first.settled_from < len(codes)
+    new_code = first.module.code
+    ran: list[str] = []
+    original = TFTransform.transform_wrapper
+
+    def recording(self, wrapper):
+        ran.append(self.CODE)
+        return original(self, wrapper)
+
+    monkeypatch.setattr(TFTransform, "transform_wrapper", recording)
+    problem, short = runner.check_rewrite(new_code, Options(), "x.py", first.settled_from)
+    monkeypatch.undo()
+    assert problem is None and ran
+    assert all(codes.index(code) < first.settled_from for code in ran)
+    full = runner.migrate_code(new_code)
+    assert full.module.code == short.module.code == new_code
+    assert runner.classify(full.wrapper) == runner.classify(short.wrapper)

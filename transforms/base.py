@@ -9,6 +9,7 @@ Transforms never import TensorFlow either.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -16,7 +17,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
 
 from migrate.findings import Finding, Severity
-from transforms.common.syntax import forget_children
+from transforms.common.syntax import code_identifiers, forget_children
 from transforms.common.dispatch import FastDispatch
 from transforms.common.imports import ImportRequest, add_imports
 from transforms.common.lazy_metadata import LazyMetadataWrapper
@@ -64,10 +65,31 @@ class TFTransform(FastDispatch, cst.CSTTransformer):
     #: Cheap pre-check: when set, the transform runs only on code whose text contains one of these.
     TRIGGERS: ClassVar[tuple[str, ...]] = ()
 
+    #: For a transform that does nothing (and reports nothing) unless a setting is on: the setting's
+    #: name and the values that turn it on. The default of every setting is "off".
+    ENABLED_BY: ClassVar[tuple[str, tuple[str, ...]] | None] = None
+
+    #: Stricter than TRIGGERS where it holds: the transform runs only on code that uses one of these
+    #: identifiers (as a name, an attribute or in an import; see code_identifiers).
+    IDENTIFIERS: ClassVar[frozenset[str]] = frozenset()
+
     @classmethod
     def applies_to(cls, code: str) -> bool:
         """False only when the transform provably has nothing to do (or report) in `code`."""
-        return not cls.TRIGGERS or any(trigger in code for trigger in cls.TRIGGERS)
+        if cls.TRIGGERS and not any(trigger in code for trigger in cls.TRIGGERS):
+            return False
+        if not cls.IDENTIFIERS:
+            return True
+        identifiers = code_identifiers(code)
+        return identifiers is None or not identifiers.isdisjoint(cls.IDENTIFIERS)
+
+    @classmethod
+    def enabled(cls, settings: Mapping[str, str]) -> bool:
+        """False when the transform is off under these settings (it would do and report nothing)."""
+        if cls.ENABLED_BY is None:
+            return True
+        name, values = cls.ENABLED_BY
+        return settings.get(name, "off") in values
 
     def transform_module(self, module: cst.Module) -> cst.Module:
         """Run this transform over `module` (and add the imports it asked for)."""
@@ -95,6 +117,10 @@ class TFTransform(FastDispatch, cst.CSTTransformer):
         qualified = self.get_metadata(QualifiedNameProvider, node, set())
         names = {canonical_tf_name(q.name) or self._through_alias(q.name) for q in qualified}
         return {name for name in names if name}
+
+    def qualified_names(self, node: cst.CSTNode) -> set[str]:
+        """Every qualified name `node` may refer to (TensorFlow's or not), as libcst resolves them."""
+        return {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
 
     def _through_alias(self, qualified_name: str) -> str | None:
         if self._aliases is None:

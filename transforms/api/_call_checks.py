@@ -7,6 +7,7 @@ import libcst as cst
 from transforms.api._call_arguments import Unsafe
 from transforms.api._tf_spelling import direct_tf_name
 from transforms.common.tables import FunctionSpec
+from transforms.common.syntax import scan
 
 STOP_GRADIENT = "tf.stop_gradient"
 # What TF1 datasets and iterators have and TF2 datasets lack.
@@ -26,7 +27,7 @@ def uses_v1_dataset_api(transform, module: cst.Module) -> bool:
             if node.attr.value in V1_DATASET_MEMBERS and direct_tf_name(transform, node) is None:
                 found.append(node)
 
-    module.visit(Scan())
+    scan(module, Scan())
     return bool(found)
 
 

@@ -12,6 +12,7 @@ from libcst.helpers import get_full_name_for_node
 
 from transforms.api._tf_spelling import TF_MODULE, direct_tf_name
 from transforms.base import TFTransform
+from transforms.common.syntax import scan
 
 GRAPH_ONLY = frozenset({
     "tf.placeholder", "tf.sparse_placeholder", "tf.Session", "tf.InteractiveSession",
@@ -38,7 +39,7 @@ def _tensorflow_imports(statement: cst.CSTNode) -> list[cst.ImportAlias]:
             found.extend(a for a in node.names
                          if get_full_name_for_node(a.name) in (TF_MODULE, TF_MODULE + ".compat.v1"))
 
-    statement.visit(Collector())
+    scan(statement, Collector())
     return found
 
 

@@ -15,6 +15,7 @@ from libcst.helpers import get_full_name_for_node
 from transforms.api._references import ReferenceTransform, chain_nodes
 from transforms.api._tf_spelling import TF_MODULE, direct_tf_name
 from transforms.common.tables import COMPAT_PREFIX, keyword_table, symbol_table
+from transforms.common.syntax import scan
 
 COMPAT_V1 = TF_MODULE + ".compat.v1"
 
@@ -48,7 +49,7 @@ def _compat_aliases(module: cst.Module) -> set[str]:
                 alias = node.names[0]
                 found.add(alias.asname.name.value if alias.asname else "v1")
 
-    module.visit(Collector())
+    scan(module, Collector())
     return found
 
 

@@ -1,7 +1,9 @@
 """Small libcst helpers shared by every family of transforms."""
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Iterator, Sequence
+from functools import lru_cache
 
 import libcst as cst
 
@@ -89,6 +91,40 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         current = stack.pop()
         yield current
         stack.extend(reversed(children(current)))
+
+
+@lru_cache(maxsize=4)
+def code_identifiers(code: str) -> frozenset[str] | None:
+    """The identifiers through which `code` can refer to anything: names, attribute names and the
+    parts of imported names (never text in strings or comments); None when CPython cannot parse it."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, ast.alias):
+            found.update(node.name.split("."))
+            if node.asname:
+                found.add(node.asname)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.update(node.module.split("."))
+    return frozenset(found)
+
+
+def scan(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """`node.visit(visitor)` for a visitor that only reads: the same visit_/leave_ hooks, in the same
+    order, on the same nodes (children come from the same libcst method), without rebuilding and
+    re-validating every node as libcst's visit does. Hooks on fields (visit_<Type>_<field>) are not
+    called: a visitor passed here has none."""
+    if visitor.on_visit(node):
+        for child in children(node):
+            scan(child, visitor)
+    visitor.on_leave(node)
 
 
 def load_names(node: cst.CSTNode, parameters: bool = False) -> Iterator[cst.Name]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import libcst as cst
+from transforms.common.syntax import scan
 
 IsRead = Callable[[cst.CSTNode], bool]
 _BLOCK_STATEMENTS = (cst.If, cst.For, cst.While, cst.With, cst.Try)
@@ -84,5 +85,5 @@ def _reads(node: cst.CSTNode, is_read: IsRead) -> bool:
             found = found or is_read(attribute)
             return not found
 
-    node.visit(Finder())
+    scan(node, Finder())
     return found

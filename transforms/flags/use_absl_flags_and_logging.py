@@ -34,6 +34,7 @@ class UseAbslFlagsAndLogging(TFTransform):
     DESCRIPTION = "tf.app.flags / tf.flags / tf.app.run / tf.logging -> absl.flags / absl.app / absl.logging"
     PHASE = 40
     TRIGGERS = ("flags", "logging", "app")
+    IDENTIFIERS = frozenset({"flags", "logging", "app"})  # the TF names it rewrites go through one of these
 
     def visit_Module(self, node: cst.Module) -> None:
         taken = _top_level_bindings(node)

@@ -58,6 +58,7 @@ class SessionsToFunctions(TFTransform):
     SAFETY = "safe"
     PHASE = 20
     TRIGGERS = ("Session",)  # tf.Session / tf.InteractiveSession: nothing to convert without one
+    IDENTIFIERS = frozenset({"Session", "InteractiveSession"})  # not a docstring that mentions sessions
 
     METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ScopeProvider, ParentNodeProvider)
 

@@ -22,6 +22,7 @@ class CompileWithXla(TFTransform):
     DESCRIPTION = "Add jit_compile=True to generated tf.function step functions (--jit on)"
     SAFETY = "unsafe"
     PHASE = 35
+    ENABLED_BY = (SETTING, ("on",))
 
     def visit_Module(self, node: cst.Module) -> None:
         self.enabled = self.context.scratch.get("settings", {}).get(SETTING, "off") == "on"

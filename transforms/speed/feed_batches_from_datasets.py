@@ -37,6 +37,7 @@ class FeedBatchesFromDatasets(TFTransform):
     DESCRIPTION = "Feed minibatches sliced from NumPy arrays through tf.data with prefetch (--input-pipeline tf.data)"
     PHASE = 32
     TRIGGERS = ("function",)
+    ENABLED_BY = (SETTING, ("tf.data",))
 
     def visit_Module(self, node: cst.Module) -> None:
         self.enabled = self.context.scratch.get("settings", {}).get(SETTING, "off") == "tf.data"

@@ -34,7 +34,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from transforms.common.values import source as code_of
-from transforms.speed.fusion.state import collect_facts
+from transforms.speed.fusion.state import shared_facts
 from transforms.graph.layers.keras_layers import NameAllocator
 from transforms.common.syntax import Refusal, walk
 from transforms.base import TFTransform
@@ -49,6 +49,7 @@ class FeedGeneratorsFromDatasets(TFTransform):
                   "(--input-pipeline tf.data)"
     PHASE = 33
     TRIGGERS = ("function",)
+    ENABLED_BY = (SETTING, ("tf.data",))
 
     METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider)
 
@@ -60,7 +61,7 @@ class FeedGeneratorsFromDatasets(TFTransform):
         self.module = node
         self.specs = {name: [code_of(e.value) for e in signature.elements]
                       for name, signature in input_signatures(node, self.tf_name).items()}
-        self.facts = collect_facts(node, self.tf_names, self._qualified)
+        self.facts = shared_facts(self, node)
         self.generators = {f.name.value for f in node.body if isinstance(f, cst.FunctionDef) and not f.decorators
                            and any(isinstance(n, (cst.Yield)) for n in walk(f.body))}
         self.plain_classes = {c.name.value for c in node.body if isinstance(c, cst.ClassDef)
@@ -74,9 +75,6 @@ class FeedGeneratorsFromDatasets(TFTransform):
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
         self.depth -= 1
         return updated
-
-    def _qualified(self, node: cst.CSTNode) -> set[str]:
-        return {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
 
     def visit_For(self, node: cst.For) -> None:
         if not self.enabled or not self.specs:
@@ -147,7 +145,7 @@ class FeedGeneratorsFromDatasets(TFTransform):
         for call in (c for c in walk(loop.body) if isinstance(c, cst.Call)):
             if call is step or call is producer or any(call is n for n in walk(step)):
                 continue
-            if any("random" in name for name in self._qualified(call.func)):
+            if any("random" in name for name in self.qualified_names(call.func)):
                 raise Refusal(call, "the loop draws random numbers, which the producer running ahead would reorder")
             problem = self.facts.call_problem(call)
             if problem:

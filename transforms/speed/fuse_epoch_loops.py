@@ -23,7 +23,6 @@ loop as it is, with a warning saying why.
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import QualifiedNameProvider
 
 from transforms.speed.fusion.epoch_codegen import (
     LOOP_CALL,
@@ -44,7 +43,7 @@ from transforms.speed.fusion.names import (
     rows_name,
 )
 from transforms.speed.fusion.scan import callee_name, calls_in, leaving_statement, names_bound, names_read
-from transforms.speed.fusion.state import ModuleFacts, collect_facts
+from transforms.speed.fusion.state import ModuleFacts, shared_facts
 from transforms.common.syntax import Refusal, code, walk
 from transforms.base import TFTransform
 from transforms.speed.fuse_step_loops import (
@@ -68,7 +67,7 @@ class FuseEpochLoops(TFTransform):
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node
-        self.facts: ModuleFacts = collect_facts(node, self.tf_names, self._qualified)
+        self.facts: ModuleFacts = shared_facts(self, node)
         self.multi_step = {f.name.value: f for f in walk(node) if isinstance(f, cst.FunctionDef)
                            and _step_name(f.name.value) in self.facts.steps}
         self.step_defs = {f.name.value: f for f in walk(node) if isinstance(f, cst.FunctionDef)
@@ -79,9 +78,6 @@ class FuseEpochLoops(TFTransform):
         for loop in (n for n in walk(node) if isinstance(n, cst.For)):
             self._plan(loop)
         self.defined_after = {plan.function.name.value: plan for plan in self.plans.values()}
-
-    def _qualified(self, node: cst.CSTNode) -> set[str]:
-        return {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
 
     def _plan(self, loop: cst.For) -> None:
         found = [(s, c) for s in loop.body.body for c in calls_in(s) if callee_name(c) in self.multi_step]

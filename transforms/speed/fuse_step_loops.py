@@ -27,7 +27,6 @@ from collections import Counter
 from dataclasses import replace
 
 import libcst as cst
-from libcst.metadata import QualifiedNameProvider
 
 from transforms.speed.fusion.body import assigned_names
 from transforms.speed.fusion.codegen import (
@@ -51,8 +50,8 @@ from transforms.speed.fusion.names import loop_function_name, outputs_name, rows
 from transforms.speed.fusion.params import values_name
 from transforms.speed.fusion.plan import NO_STEP_CALL, Plan, plan_fusion
 from transforms.speed.fusion.scan import callee_name, calls_in, names_bound, names_read
-from transforms.common.syntax import walk
-from transforms.speed.fusion.state import ModuleFacts, collect_facts
+from transforms.common.syntax import walk, scan
+from transforms.speed.fusion.state import ModuleFacts, shared_facts
 from transforms.base import TFTransform
 
 
@@ -63,7 +62,7 @@ class FuseStepLoops(TFTransform):
     TRIGGERS = ("function",)  # only loops calling a tf.function step are fused
 
     def visit_Module(self, node: cst.Module) -> None:
-        self.facts: ModuleFacts = collect_facts(node, self.tf_names, self._qualified)
+        self.facts: ModuleFacts = shared_facts(self, node)
         self.module = node
         self.plans: dict[cst.For, Plan] = {}
         self.counts = Counter(names_read(node))
@@ -74,9 +73,6 @@ class FuseStepLoops(TFTransform):
         self.defined: set[str] = set()  # step functions whose definition the traversal has passed
         self.hoisted: dict[cst.For, list[cst.FunctionDef]] = {}  # outermost loop -> defs placed before it
         self.hoist_to: dict[cst.For, cst.For] = {}  # fused loop -> where its multi-step function goes
-
-    def _qualified(self, node: cst.CSTNode) -> set[str]:
-        return {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.loops.append([])
@@ -233,13 +229,13 @@ class FuseStepLoops(TFTransform):
                 and value.func.attr.value == "permutation" and len(value.args) == 1
                 and not value.args[0].keyword and not value.args[0].star and is_count(value.args[0].value)):
             return False
-        if "numpy.random.permutation" in self._qualified(value.func):
+        if "numpy.random.permutation" in self.qualified_names(value.func):
             return True
         source = value.func.value
         if not isinstance(source, cst.Name) or source.value in parameters:
             return False
         found = assignments_of(self._binding_scope(source.value), source.value)
-        return bool(found) and all(a is not None and isinstance(a.value, cst.Call) and self._qualified(a.value.func) & {
+        return bool(found) and all(a is not None and isinstance(a.value, cst.Call) and self.qualified_names(a.value.func) & {
             "numpy.random.RandomState", "numpy.random.default_rng"} for a in found)
 
     def _binding_scope(self, name: str) -> cst.CSTNode:
@@ -411,7 +407,7 @@ def assignments_of(module: cst.Module, name: str) -> list[cst.Assign | None]:
         def visit_ClassDef(self, node: cst.ClassDef) -> None:
             other(node.name.value == name)
 
-    module.visit(Finder())
+    scan(module, Finder())
     return found
 
 
@@ -436,7 +432,7 @@ def reads_outside_rebinding_loops(module: cst.Module, name: str) -> int:
             node.value.visit(self)
             return False
 
-    module.visit(Finder())
+    scan(module, Finder())
     return reads[0]
 
 
@@ -482,5 +478,5 @@ def defining_scopes(module: cst.Module, names: set[str]) -> dict[str, list[cst.F
         def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
             scopes.pop()
 
-    module.visit(Finder())
+    scan(module, Finder())
     return found

@@ -25,13 +25,12 @@ get fresh names. The helper's definition goes, its docstring's first line stays 
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import QualifiedNameProvider
 
 from transforms.speed.fusion.body import plain_python_problem
 from transforms.speed.fusion.scan import callee_name, calls_in, names_bound
-from transforms.speed.fusion.state import ModuleFacts, collect_facts
+from transforms.speed.fusion.state import ModuleFacts, shared_facts
 from transforms.graph.layers.keras_layers import NameAllocator
-from transforms.common.syntax import Refusal, code, walk
+from transforms.common.syntax import Refusal, code, walk, scan
 from transforms.base import TFTransform
 from transforms.speed.inline_batch_generators import LITERALS, LocalRenamer, is_docstring
 from transforms.speed.vectorize_dataset_maps import plain_parameters
@@ -47,15 +46,12 @@ class InlineEpochHelpers(TFTransform):
     TRIGGERS = ("function",)
 
     def visit_Module(self, node: cst.Module) -> None:
-        self.facts: ModuleFacts = collect_facts(node, self.tf_names, self._qualified)
+        self.facts: ModuleFacts = shared_facts(self, node)
         self.names = NameAllocator({n.value for n in walk(node) if isinstance(n, cst.Name)})
         self.removed: set[cst.FunctionDef] = set()
         self.inlined: dict[cst.SimpleStatementLine, list[cst.BaseStatement]] = {}
         if self.facts.steps:
             self._scope(node)
-
-    def _qualified(self, node: cst.CSTNode) -> set[str]:
-        return {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
 
     def _scope(self, scope: cst.Module | cst.FunctionDef) -> None:
         """Plan the inlining of the helpers defined directly in `scope`, then look into its functions."""
@@ -214,7 +210,7 @@ def _loops(scope: cst.CSTNode) -> list[cst.For]:
         def visit_For(self, node: cst.For) -> None:
             found.append(node)
 
-    scope.visit(Finder())
+    scan(scope, Finder())
     return found
 
 
@@ -229,7 +225,7 @@ def _names_outside(scope: cst.CSTNode, helper: cst.FunctionDef) -> set[str]:
         def visit_Name(self, node: cst.Name) -> None:
             found.add(node.value)
 
-    scope.visit(Finder())
+    scan(scope, Finder())
     return found
 
 
@@ -247,7 +243,7 @@ def _own_functions(scope: cst.CSTNode) -> list[cst.FunctionDef]:
         def visit_ClassDef(self, node: cst.ClassDef) -> bool:
             return False
 
-    scope.visit(Finder())
+    scan(scope, Finder())
     return found
 
 

@@ -45,6 +45,7 @@ class UseMixedPrecision(TFTransform):
     SAFETY = "unsafe"
     PHASE = 36
     TRIGGERS = ("keras",)
+    ENABLED_BY = (SETTING, ("auto", "on"))
 
     def visit_Module(self, node: cst.Module) -> bool:
         self.mode = self.context.scratch.get("settings", {}).get(SETTING, "off")

@@ -9,6 +9,7 @@ import libcst as cst
 
 from transforms.speed.fusion.args import IndexChecker
 from transforms.speed.fusion.scan import calls_in, names_bound, names_read
+from transforms.common.syntax import scan
 
 
 def scheduled_values(checker: IndexChecker, copied, calls) -> dict[str, cst.BaseExpression]:
@@ -145,7 +146,7 @@ def fed_arrays_problem(statements, fed: set[str]) -> str | None:
                 touched.append(name.value)
 
     for statement in statements:
-        statement.visit(Finder())
+        scan(statement, Finder())
     return touched and f"loop body also uses `{touched[0]}`, which the step is fed, and might change it mid-loop"
 
 

@@ -34,6 +34,7 @@ import libcst as cst
 
 from transforms.speed.fusion.body import fed_arrays_problem, plain_python_problem
 from transforms.speed.fusion.scan import callee_name, calls_in, names_bound, names_read
+from transforms.common.syntax import scan
 
 # What a function that only reads the model never does: update a variable or a metric, apply
 # gradients, write a summary or print from the graph (its order with the replayed Python work would change).
@@ -140,7 +141,7 @@ def _function_defs(module: cst.Module) -> list[cst.FunctionDef]:
         def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
             found.append(node)
 
-    module.visit(Finder())
+    scan(module, Finder())
     return found
 
 
@@ -162,7 +163,7 @@ def _writes_problem(function: cst.FunctionDef, facts, depth: int = 0) -> str | N
         def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
             rebinds.append(True)
 
-    function.body.visit(Finder())
+    scan(function.body, Finder())
     called = {c.func.value for c in calls_in(function.body) if isinstance(c.func, cst.Name)}
     writing = sorted((set(attributes) | called) & WRITING_ATTRIBUTES)
     if writing:
@@ -191,7 +192,7 @@ def _writers(module: cst.Module, facts) -> set[str]:
                 bound.setdefault(name, []).append(writer and len(node.targets) == 1
                                                   and isinstance(node.targets[0].target, cst.Name))
 
-    module.visit(Finder())
+    scan(module, Finder())
     return {name for name, kinds in bound.items() if all(kinds)}
 
 
@@ -219,7 +220,7 @@ def _summary_helpers(module: cst.Module, facts, writers: set[str]) -> dict[str, 
                 if names:
                     tf_used.append(names)
 
-        function.body.visit(Finder())
+        scan(function.body, Finder())
         if not all(names and all(n.startswith("tf.summary.") for n in names) for names in tf_used):
             continue
         reads = set(names_read(function.body)) - params - names_bound([function.body])
@@ -263,5 +264,5 @@ def _only_tf_prefix(body: cst.CSTNode, name: str, facts) -> bool:
             if node.value == name:
                 uses.append(False)
 
-    body.visit(Finder())
+    scan(body, Finder())
     return bool(uses) and all(uses)

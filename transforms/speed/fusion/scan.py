@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
+from transforms.common.syntax import scan
 
 # Statements after which the Python loop would not run every step to the end (or would change
 # scoping): their presence anywhere in a loop body rules the fusion out.
@@ -32,7 +33,7 @@ def names_read(node: cst.CSTNode, skip=None) -> list[str]:
             attribute.value.visit(self)
             return False
 
-    node.visit(Collector())
+    scan(node, Collector())
     return found
 
 
@@ -60,7 +61,7 @@ def names_bound(nodes) -> set[str]:
             found.update(_target_names(node.target))
 
     for node in nodes:
-        node.visit(Collector())
+        scan(node, Collector())
     return found
 
 
@@ -88,7 +89,7 @@ def calls_in(node: cst.CSTNode, nested_loops: bool = True) -> list[cst.Call]:
         def visit_While(self, loop: cst.While) -> bool:
             return nested_loops
 
-    node.visit(Collector())
+    scan(node, Collector())
     return found
 
 
@@ -104,7 +105,7 @@ def leaving_statement(nodes) -> cst.CSTNode | None:
             return not found
 
     for node in nodes:
-        node.visit(Finder())
+        scan(node, Finder())
     return found[0] if found else None
 
 
@@ -175,5 +176,5 @@ def _returns_inside(statements) -> bool:
             found.append(node)
 
     for statement in statements:
-        statement.visit(Finder())
+        scan(statement, Finder())
     return bool(found)

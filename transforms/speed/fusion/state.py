@@ -5,7 +5,7 @@ functions (which a fused loop body must not read), and which calls in a loop bod
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import libcst as cst
@@ -13,6 +13,7 @@ import libcst as cst
 from transforms.speed.fusion.names import LOOP_SUFFIX
 from transforms.common.graph_symbols import _in, table
 from transforms.speed.fusion.scan import Outputs, callee_name, calls_in, names_bound, names_read, step_outputs
+from transforms.common.syntax import scan
 
 SAFE_BUILTINS = frozenset({
     "print", "float", "int", "str", "bool", "len", "round", "abs", "min", "max", "repr", "format",
@@ -84,10 +85,25 @@ class ModuleFacts:
             def visit_Global(self, node) -> None:
                 calls.append(None)
 
-        function.body.visit(Collector())
+        scan(function.body, Collector())
         if None in calls:
             return f"loop body calls `{function.name.value}`, which rebinds globals"
         return next((p for p in (self.call_problem(c, depth + 1) for c in calls) if p), None)
+
+
+FACTS_KEY = "tf_migrate.fusion_facts"
+
+
+def shared_facts(transform, module: cst.Module) -> ModuleFacts:
+    """`collect_facts` for the module `transform` visits, scanned once for all the transforms that
+    visit that same module in turn (the runner hands them one module until one of them changes the
+    code; the facts are read, never changed). Metadata is asked of `transform`: another transform's
+    is gone once its visit ends."""
+    scratch = transform.context.scratch
+    cached = scratch.get(FACTS_KEY)
+    if cached is None or cached[0] is not module:
+        cached = scratch[FACTS_KEY] = (module, collect_facts(module, transform.tf_names, transform.qualified_names))
+    return replace(cached[1], tf_names=transform.tf_names, qualified=transform.qualified_names)
 
 
 def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
@@ -115,7 +131,7 @@ def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
             if tf_names(node):
                 facts.state.add(node.value)
 
-    module.visit(Scanner())
+    scan(module, Scanner())
     for name in facts.steps:
         facts.plain.pop(name, None)
     # Multi-step functions this transform wrote are not steps to fuse again (that would not be stable).
@@ -209,5 +225,5 @@ def _mentions_tf(node: cst.CSTNode, tf_names) -> bool:
             if not found and tf_names(attribute):
                 found.append(True)
 
-    node.visit(Finder())
+    scan(node, Finder())
     return bool(found)
