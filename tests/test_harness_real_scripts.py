@@ -531,3 +531,39 @@ def test_run_sites_in_the_programs_modules_are_recorded_and_paired_by_their_line
     assert site["migrated"] == f"line:{fit_line + 1}@model.py" and site["paired_by"] == "source diff"
     assert site["status"] == "match" and site["legacy_calls"] == site["migrated_calls"] == 5
     assert program["verdict"] == "equivalent", (program["reason"], done.stderr[-3000:])
+
+
+# -- runs whose writes TF1 leaves unordered -----------------------------------------------------------------
+
+RACY_LEGACY = """
+import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 2])
+w = tf.Variable(np.array([[0.5], [-0.25]], dtype=np.float32), name="w")
+scale = tf.Variable(2.0, name="scale")
+loss = tf.reduce_mean(tf.square(tf.matmul(x, w)))
+step = tf.train.GradientDescentOptimizer(0.5).minimize(loss, var_list=[w])
+clip = w.assign(tf.clip_by_value(w, -0.01, 0.01))
+doubled = scale * 2.0
+data = np.random.RandomState(0).randn(8, 2).astype(np.float32)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for _ in range(4):
+        sess.run([step, clip, doubled], feed_dict={x: data})
+"""
+
+
+def test_unordered_writes_make_what_reads_them_advisory_and_nothing_else(tmp_path):
+    legacy = write(tmp_path / "legacy" / "racy.py", RACY_LEGACY)
+    migrated = write(tmp_path / "migrated" / "racy.py", compat_version(RACY_LEGACY))
+    done, report = run_verify(tmp_path, legacy, migrated, tmp_path / "report.json")
+    program, = report["programs"]
+    race_line = RACY_LEGACY.lstrip().splitlines().index("        sess.run([step, clip, doubled], feed_dict={x: data})") + 1
+    assert program["ordering"]["racing_variables"] == [{"variable": "w", "line": race_line, "module": None}]
+    site = next(site for site in program["sites"] if site["legacy_line"] == race_line)
+    clipped, doubled = site["fetches"]
+    assert clipped["compared"] == 0 and clipped["advisory"] == 4
+    assert doubled["compared"] == 4 and doubled["max_abs"] == 0.0
+    assert any("advisory from call 0" in note for note in site["notes"])
+    assert program["verdict"] == "equivalent", (program["reason"], done.stderr[-3000:])

@@ -70,13 +70,16 @@ class SiteComparison:
 
 
 def compare_site(legacy: SiteData, migrated: SiteData | None, paired_by: str, tolerance: Tolerance,
-                 advisory_from: int | None, training_sequence: tuple = (), doubt: str | None = None) -> SiteComparison:
+                 advisory_from: int | None, training_sequence: tuple = (), doubt: str | None = None,
+                 unsettled: dict | None = None) -> SiteComparison:
     """Compare one paired site. `advisory_from`: first call index that randomness made advisory.
     `training_sequence`: the legacy program's global call numbers of the calls that changed its state
     (training steps), sorted: a call made after N of them is judged with step N's tolerance, as its
     values went through N steps of round-off (an evaluation after 30 training steps is not early).
     `doubt`: why the pairing is not certain; the site is then `unpaired` with that reason, never a
-    mismatch, and so is one whose counterpart returns a different number of values."""
+    mismatch, and so is one whose counterpart returns a different number of values.
+    `unsettled`: fetch index -> (first advisory call, variable) for fetched values computed from a
+    variable that unordered writes left unsettled (ordering.py)."""
     site = SiteComparison(legacy.line, legacy.lines, migrated.key if migrated else None, paired_by, legacy.calls,
                           migrated.calls if migrated else 0, random_ops=legacy.facts.get("random_ops", []),
                           advisory_from_step=advisory_from, legacy_module=legacy.module)
@@ -89,7 +92,12 @@ def compare_site(legacy: SiteData, migrated: SiteData | None, paired_by: str, to
         return site
     if migrated is None or doubt:
         return _unpaired(site, doubt or "no migrated counterpart")
-    _compare_calls(site, legacy, migrated, tolerance, _strictness(legacy, advisory_from), training_sequence)
+    _compare_calls(site, legacy, migrated, tolerance, _strictness(legacy, advisory_from), training_sequence,
+                   unsettled or {})
+    for index, (call, variable) in sorted((unsettled or {}).items()):
+        if index < len(site.fetches) and call < legacy.calls:
+            site.notes.append(f"{site.fetches[index].name} is computed from {variable}, which TF1 updates in an "
+                              f"order its executor picks (unordered writes in one run): advisory from call {call}")
     if site.status == "unpaired":
         return site
     site.inputs = _compare_inputs(legacy, migrated)
@@ -118,7 +126,7 @@ def _strictness(legacy: SiteData, advisory_from: int | None):
     return strict
 
 
-def _compare_calls(site, legacy, migrated, tolerance, is_strict, training_sequence=()) -> None:
+def _compare_calls(site, legacy, migrated, tolerance, is_strict, training_sequence=(), unsettled=None) -> None:
     for step, legacy_leaves, migrated_leaves in _paired_calls(legacy, migrated):
         expected = [leaf for leaf in legacy_leaves if leaf is not None]
         actual = [leaf for leaf in migrated_leaves if leaf is not None]
@@ -137,7 +145,8 @@ def _compare_calls(site, legacy, migrated, tolerance, is_strict, training_sequen
                 stats.problem = stats.problem or "not an array: not compared"
                 continue
             normwise = tolerance.normwise_at(max(step, trained))
-            stats.note(step, compare_leaf(want, got, atol, rtol, normwise), strict)
+            settled = step < (unsettled or {}).get(stats.index, (float("inf"), None))[0]
+            stats.note(step, compare_leaf(want, got, atol, rtol, normwise), strict and settled)
 
 
 def _paired_calls(legacy: SiteData, migrated: SiteData):

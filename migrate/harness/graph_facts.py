@@ -11,6 +11,13 @@ can be compared strictly after all. A site that writes variables is probed befor
 through the tensors that feed its variable updates (gradients, learning rates) and its fetched
 tensors, so that the probe never changes the state; a stateless site is simply run again after the
 real call. Sites that consume input are never probed (a second run would eat data).
+
+A site may also *race*: TF1 runs the ops of one `Session.run` in whichever order its executor picks,
+so two writes of one variable with no path between them (an optimizer step fetched with a clipping
+assignment of the same weights), or a variable fetched beside its own update, leave or return values
+that depend on scheduling. `racing_variables` names them; `leaf_reads` (per fetched leaf, the
+variables its value is computed from) and `write_reads` (per written variable, the variables its new
+value is computed from) let the judge make exactly what depends on them advisory (ordering.py).
 """
 from __future__ import absolute_import, division, print_function
 
@@ -30,18 +37,16 @@ STATE_OP_PREFIXES = ("Assign", "Apply", "ResourceApply", "SparseApply", "Resourc
                      "Scatter", "ResourceScatter")
 # Ops that consume input: running such a site twice would eat data.
 INPUT_OP_PREFIXES = ("QueueDequeue", "IteratorGetNext", "ReaderRead")
+# Ops that are variables (their name is the variable's) and ops that read one through a handle.
+VARIABLE_OP_TYPES = frozenset(["VariableV2", "Variable", "VarHandleOp"])
 # Tensors a probe cannot fetch or compare (variable references and handles).
 UNFETCHABLE_DTYPE_SUFFIXES = ("_ref", "resource", "variant")
 
 
 def analyse(graph, leaves):
     """(facts, probe tensors) for a site fetching `leaves` (the flattened fetch structure)."""
-    roots = []
-    for leaf in leaves:
-        try:
-            roots.append(graph.as_graph_element(leaf, allow_tensor=True, allow_operation=True))
-        except Exception:
-            continue
+    elements = [_graph_element(graph, leaf) for leaf in leaves]
+    roots = [element for element in elements if element is not None]
     random_types, writers, consumes = set(), [], False
     pending, seen = [getattr(root, "op", root) for root in roots], set()
     while pending:
@@ -58,7 +63,98 @@ def analyse(graph, leaves):
         pending.extend(op.control_inputs)
     facts = {"random_ops": sorted(random_types), "mutates_state": bool(writers), "consumes_input": consumes,
              "deterministic_calls": [], "random_effective": False}
+    facts.update(_ordering_facts(elements, writers))
     return facts, _probe_tensors(roots, writers)
+
+
+def spread_over_recorded(per_fetch, fetch_paths, recorded_paths, root_path):
+    """Values given per fetched leaf, repeated for each leaf actually recorded from it (a fetched
+    summary is recorded as one leaf per tag: its paths extend the fetch's path)."""
+    spread = []
+    for path in recorded_paths:
+        owner = None
+        for index, fetch in enumerate(fetch_paths):
+            if fetch == root_path or path == fetch or path.startswith(fetch + "."):
+                owner = index
+                break
+        spread.append(per_fetch[owner] if owner is not None and owner < len(per_fetch) else [])
+    return spread
+
+
+def _graph_element(graph, leaf):
+    try:
+        return graph.as_graph_element(leaf, allow_tensor=True, allow_operation=True)
+    except Exception:
+        return None
+
+
+def _ordering_facts(elements, writers):
+    """racing_variables, leaf_reads and write_reads of a site (see the module docstring)."""
+    by_variable = {}
+    for op in writers:
+        variable = _variable_of(op.inputs[0].op) if op.inputs else None
+        if variable is not None:
+            by_variable.setdefault(variable, []).append(op)
+    ops = [getattr(element, "op", element) for element in elements]
+    fetched = set(_variable_of(op) for op in ops if op is not None) - {None}
+    racing = sorted(variable for variable, writes in by_variable.items()
+                    if variable in fetched or _unordered(writes))
+    leaf_reads = [sorted(_values_read(op)) if op is not None else [] for op in ops]
+    write_reads = {}
+    for variable, ops in by_variable.items():
+        read = set()
+        for op in ops:
+            for tensor in op.inputs[1:]:
+                read |= _values_read(tensor.op)
+        write_reads[variable] = sorted(read)
+    return {"racing_variables": racing, "leaf_reads": leaf_reads, "write_reads": write_reads}
+
+
+def _variable_of(op):
+    """The variable `op` is (a variable op) or reads (ReadVariableOp, Identity of a ref variable)."""
+    while op is not None:
+        if op.type in VARIABLE_OP_TYPES:
+            return op.name
+        if op.type in ("ReadVariableOp", "Identity") and op.inputs:
+            op = op.inputs[0].op
+            continue
+        return None
+    return None
+
+
+def _values_read(op):
+    """The variables whose values `op`'s output is computed from (data inputs only: a control
+    dependency orders, it does not feed a value)."""
+    found, pending, seen = set(), [op], set()
+    while pending:
+        current = pending.pop()
+        if current.name in seen:
+            continue
+        seen.add(current.name)
+        if current.type in VARIABLE_OP_TYPES:
+            found.add(current.name)
+            continue
+        pending.extend(tensor.op for tensor in current.inputs)
+    return found
+
+
+def _unordered(ops):
+    """Whether two of the ops have no path between them."""
+    ancestors = [_ancestors(op) for op in ops]
+    return any(ops[j].name not in ancestors[i] and ops[i].name not in ancestors[j]
+               for i in range(len(ops)) for j in range(i + 1, len(ops)))
+
+
+def _ancestors(op):
+    found, pending = set(), [tensor.op for tensor in op.inputs] + list(op.control_inputs)
+    while pending:
+        current = pending.pop()
+        if current.name in found:
+            continue
+        found.add(current.name)
+        pending.extend(tensor.op for tensor in current.inputs)
+        pending.extend(current.control_inputs)
+    return found
 
 
 def _probe_tensors(roots, writers):

@@ -9,6 +9,7 @@ from migrate.harness.launcher import SideRun
 from migrate.harness.pairing import merge_doubt, module_line_maps, pair_sites
 from migrate.harness.programs import Prepared, Program
 from migrate.harness.records import merge_sites
+from migrate.harness.ordering import find_races, reads_per_fetch
 from migrate.harness.randomness import advisory_from, find_taint
 from migrate.harness.result_lines import compare_results, parse_results
 from migrate.harness.timing import side_timing, speedup
@@ -59,9 +60,11 @@ def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: Si
     modules = _module_line_maps(report, prepared, legacy_sites)
     pairs = pair_sites(legacy_sites, migrated_sites, prepared.site_map, prepared.lines, prepared.rewritten, modules)
     taint = find_taint(legacy_sites, legacy.data.result.get("capture_sequence"))
+    races = find_races(legacy_sites)
     training = tuple(sorted(int(number) for site in legacy_sites.values() if site.facts.get("mutates_state")
                             for number in site.sequence))
     report["randomness"] = taint.to_dict()
+    report["ordering"] = races.to_dict()
     streams = []
     for members in _by_counterpart(pairs):
         parts = [legacy_sites[pair.legacy_key] for pair in members]
@@ -71,7 +74,8 @@ def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: Si
         streams.append((site, counterpart))
         how = members[0].how + (" (several legacy sites, one function)" if len(members) > 1 else "")
         doubt = next((pair.doubt for pair in members if pair.doubt), None) or merge_doubt(parts)
-        compared = compare_site(site, counterpart, how, tolerance, advisory_from(site, taint), training, doubt)
+        compared = compare_site(site, counterpart, how, tolerance, advisory_from(site, taint), training, doubt,
+                                races.limits(site, reads_per_fetch(parts[0])))
         if key and counterpart is None:
             compared.notes.append(f"the migrated program never called {key.partition(':')[2]}")
         report["sites"].append(compared.to_dict())

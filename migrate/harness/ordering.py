@@ -1,0 +1,73 @@
+"""Where TF1's unordered writes make comparisons advisory.
+
+One `Session.run` of a TF1 program may update a variable twice with no order between the updates
+(an optimizer step fetched with a clipping assignment of the same weights, two optimizers over shared
+variables) or fetch a variable beside its own update. TF1 runs such ops in whichever order its
+executor picks, so the legacy program itself computes different values from run to run; a migrated
+program (or the same graph on another run) may pick the other order. The legacy side lists, per run
+site, the racing variables, what each fetched value is computed from and what each written variable's
+new value is computed from (graph_facts.py). Here a variable is *unsettled* from the first call that
+races on it, and so is every variable later written from an unsettled one; a fetched value computed
+from an unsettled variable is compared as advisory from that call on, with the reason. Values that
+never read one stay strict: a GAN whose two discriminator passes race only on batch-norm moving
+averages still has its training losses compared exactly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from migrate.harness.records import SiteData
+
+
+@dataclass(frozen=True)
+class OrderFinding:
+    #: variable -> the legacy program's global call number from which its value depends on scheduling
+    unsettled: dict
+    #: variable -> (line, module) of the run that raced on it first (None for a variable unsettled by
+    #: a write from another unsettled one)
+    raced_at: dict
+
+    def to_dict(self) -> dict:
+        races = [{"variable": variable, "line": line, "module": module}
+                 for variable, (line, module) in sorted(self.raced_at.items())]
+        return {"racing_variables": races, "unsettled_variables": len(self.unsettled)}
+
+    def limits(self, site: SiteData, reads_per_fetch: list) -> dict[int, tuple[int, str]]:
+        """fetch index -> (first call index compared as advisory, variable) for the fetched values
+        computed from an unsettled variable."""
+        limits = {}
+        for index, reads in enumerate(reads_per_fetch):
+            touched = [(self.unsettled[name], name) for name in reads if name in self.unsettled]
+            if touched:
+                sequence, name = min(touched)
+                limits[index] = (int(np.searchsorted(site.sequence, sequence, side="left")), name)
+        return limits
+
+
+def find_races(legacy_sites: dict) -> OrderFinding:
+    """Replay the legacy calls in order: which variables became unsettled, and from which call."""
+    calls = sorted((int(sequence), key) for key, site in legacy_sites.items() for sequence in site.sequence)
+    unsettled, raced_at = {}, {}
+    for sequence, key in calls:
+        site = legacy_sites[key]
+        for variable in site.facts.get("racing_variables", ()):
+            if variable not in unsettled:
+                unsettled[variable] = sequence
+                raced_at[variable] = (site.line, site.module)
+        if unsettled:
+            for variable, reads in site.facts.get("write_reads", {}).items():
+                if variable not in unsettled and not unsettled.keys().isdisjoint(reads):
+                    unsettled[variable] = sequence
+    return OrderFinding(unsettled, raced_at)
+
+
+def reads_per_fetch(site: SiteData) -> list:
+    """The variables each compared fetch (the non-None leaves, in order) is computed from."""
+    leaf_reads = site.facts.get("leaf_reads")
+    if not leaf_reads or not site.values:
+        return []
+    first = site.values[min(site.values)]
+    kept = [position for position, leaf in enumerate(first) if leaf is not None]
+    return [leaf_reads[position] if position < len(leaf_reads) else [] for position in kept]
