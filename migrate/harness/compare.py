@@ -165,7 +165,7 @@ def _kind(leaf):
 
 def _fetch_name(legacy: SiteData, index: int) -> str:
     """The legacy fetch behind the index-th non-None leaf, e.g. `Mean:0`."""
-    kept = [i for i, leaf in enumerate(legacy.values[min(legacy.values)]) if leaf is not None]
+    kept = legacy.compared_positions()
     names = legacy.fetch_names or legacy.paths
     position = kept[index] if index < len(kept) else index
     return str(names[position]) if position < len(names) else f"#{index}"

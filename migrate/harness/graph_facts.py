@@ -48,23 +48,33 @@ def analyse(graph, leaves):
     elements = [_graph_element(graph, leaf) for leaf in leaves]
     roots = [element for element in elements if element is not None]
     random_types, writers, consumes = set(), [], False
-    pending, seen = [getattr(root, "op", root) for root in roots], set()
-    while pending:
-        op = pending.pop()
-        if op.name in seen:
-            continue
-        seen.add(op.name)
+    for op in _walk_back([getattr(root, "op", root) for root in roots]):
         if op.type in RANDOM_OP_TYPES:
             random_types.add(op.type)
         if op.type.startswith(STATE_OP_PREFIXES):
             writers.append(op)
         consumes = consumes or op.type.startswith(INPUT_OP_PREFIXES)
-        pending.extend(tensor.op for tensor in op.inputs)
-        pending.extend(op.control_inputs)
     facts = {"random_ops": sorted(random_types), "mutates_state": bool(writers), "consumes_input": consumes,
              "deterministic_calls": [], "random_effective": False}
     facts.update(_ordering_facts(elements, writers))
     return facts, _probe_tensors(roots, writers)
+
+
+def _walk_back(starts, control=True, stop=None):
+    """Each op the `starts` depend on (themselves included), once: through data inputs and, with
+    `control`, control inputs; not past an op for which `stop(op)` is true."""
+    pending, seen = list(starts), set()
+    while pending:
+        op = pending.pop()
+        if op.name in seen:
+            continue
+        seen.add(op.name)
+        yield op
+        if stop is not None and stop(op):
+            continue
+        pending.extend(tensor.op for tensor in op.inputs)
+        if control:
+            pending.extend(op.control_inputs)
 
 
 def spread_over_recorded(per_fetch, fetch_paths, recorded_paths, root_path):
@@ -125,17 +135,9 @@ def _variable_of(op):
 def _values_read(op):
     """The variables whose values `op`'s output is computed from (data inputs only: a control
     dependency orders, it does not feed a value)."""
-    found, pending, seen = set(), [op], set()
-    while pending:
-        current = pending.pop()
-        if current.name in seen:
-            continue
-        seen.add(current.name)
-        if current.type in VARIABLE_OP_TYPES:
-            found.add(current.name)
-            continue
-        pending.extend(tensor.op for tensor in current.inputs)
-    return found
+    is_variable = lambda current: current.type in VARIABLE_OP_TYPES
+    return set(current.name for current in _walk_back([op], control=False, stop=is_variable)
+               if is_variable(current))
 
 
 def _unordered(ops):
@@ -146,15 +148,8 @@ def _unordered(ops):
 
 
 def _ancestors(op):
-    found, pending = set(), [tensor.op for tensor in op.inputs] + list(op.control_inputs)
-    while pending:
-        current = pending.pop()
-        if current.name in found:
-            continue
-        found.add(current.name)
-        pending.extend(tensor.op for tensor in current.inputs)
-        pending.extend(current.control_inputs)
-    return found
+    starts = [tensor.op for tensor in op.inputs] + list(op.control_inputs)
+    return set(current.name for current in _walk_back(starts))
 
 
 def _probe_tensors(roots, writers):

@@ -68,6 +68,4 @@ def reads_per_fetch(site: SiteData) -> list:
     leaf_reads = site.facts.get("leaf_reads")
     if not leaf_reads or not site.values:
         return []
-    first = site.values[min(site.values)]
-    kept = [position for position, leaf in enumerate(first) if leaf is not None]
-    return [leaf_reads[position] if position < len(leaf_reads) else [] for position in kept]
+    return [leaf_reads[position] if position < len(leaf_reads) else [] for position in site.compared_positions()]

@@ -59,6 +59,11 @@ class SiteData:
         kind, _, rest = self.key.partition(":")
         return rest if kind == "fn" else None
 
+    def compared_positions(self) -> list[int]:
+        """Positions of the fetched leaves that carry values (ops fetch None), in the first recorded
+        call: the i-th compared fetch is leaf `compared_positions()[i]`."""
+        return [position for position, leaf in enumerate(self.values[min(self.values)]) if leaf is not None]
+
     def has_values(self) -> bool:
         return any(leaf is not None for leaves in self.values.values() for leaf in leaves)
 

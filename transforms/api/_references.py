@@ -13,7 +13,8 @@ import libcst as cst
 from libcst.metadata import ScopeProvider
 
 from transforms.api._prune_imports import fully_rewritten_imports, remove_imports
-from transforms.api._tf_spelling import Spelling, direct_tf_name, leftmost_name, qualified_names
+from transforms.api._tf_spelling import Spelling, direct_tf_name, qualified_names
+from transforms.common.syntax import leftmost_name
 from transforms.base import TFTransform
 
 

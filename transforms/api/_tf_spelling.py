@@ -12,6 +12,7 @@ import libcst as cst
 from libcst.metadata import QualifiedNameProvider, ScopeProvider
 
 from transforms.common.qualnames import canonical_tf_name
+from transforms.common.syntax import leftmost_name
 
 TF_MODULE = "tensorflow"
 
@@ -19,12 +20,6 @@ TF_MODULE = "tensorflow"
 def raw_name(canonical: str) -> str:
     """`tf.compat.v1.x` -> `tensorflow.compat.v1.x`: the qualified name a reference to it has."""
     return TF_MODULE + canonical[len("tf"):]
-
-
-def leftmost_name(node: cst.BaseExpression) -> cst.Name | None:
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return node if isinstance(node, cst.Name) else None
 
 
 def qualified_names(transform, node: cst.CSTNode) -> set[str]:

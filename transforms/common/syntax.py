@@ -51,6 +51,13 @@ def bind_arguments(call: cst.Call, signature: list[str], what: str) -> dict[str,
     return bound
 
 
+def leftmost_name(node: cst.BaseExpression) -> cst.Name | None:
+    """`tf` of `tf.nn.relu`; None when the chain does not start with a name."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node if isinstance(node, cst.Name) else None
+
+
 def string_value(node: cst.BaseExpression | None) -> str | None:
     """The value of a plain string literal, else None."""
     if isinstance(node, cst.SimpleString) and not node.prefix.lower().strip("ru"):

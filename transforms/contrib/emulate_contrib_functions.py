@@ -16,7 +16,7 @@ from libcst.metadata import PositionProvider, QualifiedNameProvider, ScopeProvid
 from transforms.base import TFTransform
 from transforms.common.imports import position_after_imports
 from transforms.common.qualnames import dotted_name, tensorflow_alias
-from transforms.common.syntax import Refusal, bind_arguments, code, walk
+from transforms.common.syntax import Refusal, bind_arguments, code, leftmost_name, walk
 from transforms.contrib._tf1_emulations import EMULATIONS, OPTIMIZER_CLASSES, Emulation
 
 CONTRIB_MODULE = "tensorflow.contrib"
@@ -51,7 +51,7 @@ class EmulateContribFunctions(TFTransform):
                         severity="warning")
             return updated
         self.used[emulation.helper_name] = emulation
-        self.replaced_roots.add(id(_leftmost_name(original.func)))
+        self.replaced_roots.add(id(leftmost_name(original.func)))
         self.report(original, f"{name} -> {emulation.helper_name}(), defined in this file: tf.contrib's "
                     f"algorithm ({emulation.what}) on core TF1 ops", fixed=True, severity="warning")
         return replacement
@@ -125,12 +125,6 @@ def _leading_blank_count(lines: list[cst.EmptyLine]) -> int:
             break
         count += 1
     return count
-
-
-def _leftmost_name(node: cst.BaseExpression) -> cst.BaseExpression:
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return node
 
 
 def _binds_contrib(node: cst.Import, name: str) -> bool:
