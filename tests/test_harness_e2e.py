@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "tests" / "harness_cases"
 SETTINGS = Settings(steps=50, timeout_s=300)
 TRAIN_LINE = 33  # mlp_legacy.py: sess.run([train_op, loss], ...)
+NOISE_TRAIN_LINE = 29  # noise_legacy.py: the same
 
 
 def sess_run_lines(path: Path) -> set[int]:
@@ -196,3 +197,57 @@ def test_html_report_renders_in_headless_chromium(tmp_path):
                     f"--screenshot={shot}", (tmp_path / "report.html").as_uri()],
                    capture_output=True, timeout=120, check=True)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20000
+
+
+@pytest.fixture(scope="module")
+def noise_legacy(tmp_path_factory):
+    """One legacy run of noise_legacy.py (random noise and dropout in every training step)."""
+    work = tmp_path_factory.mktemp("noise_legacy")
+    run = run_legacy(Program("noise_legacy.py", str(CASES / "noise_legacy.py")), SETTINGS, str(work))
+    assert run.status == "ok", run.error
+    return run
+
+
+def noise_train_site(report: dict) -> dict:
+    return next(site for site in report["sites"] if site["legacy_line"] == NOISE_TRAIN_LINE)
+
+
+def verify_noise_candidate(tmp_path, legacy_run, replacements=()):
+    source = (CASES / "noise_tf2.py").read_text()
+    for old, new in replacements:
+        assert source.count(old) == 1, old
+        source = source.replace(old, new)
+    candidate = tmp_path / "noise_tf2.py"
+    candidate.write_text(source)
+    shutil.copy(CASES / "noise_tf2.sites.json", tmp_path / "noise_tf2.sites.json")
+    program = Program("noise_legacy.py", str(CASES / "noise_legacy.py"), str(candidate),
+                      str(tmp_path / "noise_tf2.sites.json"))
+    return verify_migrated(program, prepare(program, str(tmp_path)), legacy_run, SETTINGS, str(tmp_path))
+
+
+def test_randomness_inside_training_is_reproduced_and_compared_strictly(tmp_path, noise_legacy):
+    report = verify_noise_candidate(tmp_path, noise_legacy)
+    assert report["verdict"] == "equivalent", report["reason"]
+    assert report["randomness"]["reproduced"] is True
+    train = noise_train_site(report)
+    assert train["status"] == "match" and train["fetches"][0]["compared"] == 15
+    assert train["fetches"][0]["max_abs"] == 0.0
+    assert report["results"][0]["status"] == "match"  # printed after 15 random steps, compared strictly
+
+
+def test_a_wrong_noise_level_is_never_called_equivalent(tmp_path, noise_legacy):
+    report = verify_noise_candidate(tmp_path, noise_legacy, [("stddev=0.1", "stddev=0.2")])
+    assert report["verdict"] == "inconclusive", report["reason"]
+    assert "reproduced" not in report["randomness"]
+    assert noise_train_site(report)["fetches"][0]["random_failures"] > 0
+
+
+@pytest.mark.slow
+def test_independent_randomness_leaves_random_training_advisory(tmp_path):
+    settings = Settings(steps=50, timeout_s=300, aligned_randomness=False)
+    program = Program("noise_legacy.py", str(CASES / "noise_legacy.py"), str(CASES / "noise_tf2.py"),
+                      str(CASES / "noise_tf2.sites.json"))
+    legacy = run_legacy(program, settings, str(tmp_path))
+    report = verify_migrated(program, prepare(program, str(tmp_path)), legacy, settings, str(tmp_path))
+    assert report["verdict"] == "inconclusive", report["reason"]
+    assert noise_train_site(report)["status"] == "advisory"

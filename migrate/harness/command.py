@@ -44,8 +44,11 @@ REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm")
 @click.option("--workdir-limit", type=click.FloatRange(0), default=512.0, show_default=True,
               help="MiB: each side runs in its own copy of the current directory if it holds no more "
                    "(else of the program's folder, else an empty one).")
+@click.option("--aligned-randomness/--independent-randomness", default=True, show_default=True,
+              help="Seed each random op from where the program creates it, the same on both sides, so that "
+                   "randomness-affected values can be compared.")
 def verify(legacy, migrated, steps, rtol, atol, device, legacy_python, report_path, timeout,
-           memory_limit, sites_path, keep_temp, workdir_limit) -> None:
+           memory_limit, sites_path, keep_temp, workdir_limit, aligned_randomness) -> None:
     """Run LEGACY and its migration with the same weights and inputs; compare outputs and speed.
 
     LEGACY is a TF1 program or a folder of them. Without MIGRATED each program is migrated first.
@@ -68,7 +71,7 @@ def verify(legacy, migrated, steps, rtol, atol, device, legacy_python, report_pa
     settings = Settings(steps=steps, tolerance=Tolerance(atol=atol, rtol=rtol), device=device,
                         legacy_python=os.path.abspath(legacy_python) if legacy_python else None,
                         timeout_s=timeout, memory_mb=memory_limit or default_memory_mb(),
-                        workdir=os.getcwd(), workdir_limit_mb=workdir_limit)
+                        workdir=os.getcwd(), workdir_limit_mb=workdir_limit, aligned_randomness=aligned_randomness)
     work_root = tempfile.mkdtemp(prefix="tf-migrate-verify-")
     try:
         report = build_report(_verify_all(programs, settings, work_root), settings.to_dict())

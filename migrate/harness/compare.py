@@ -4,7 +4,9 @@ Fetches are paired by position after dropping `None` (ops fetched for their effe
 op, which a migrated function may return as None or leave out). Calls are paired by index: call k of
 `sess.run` at line 33 against call k of `train_step`. Comparisons that unaligned randomness makes
 meaningless (dropout in the fetched computation, or any call after a random op changed the weights)
-are still measured and shown, but marked advisory: they never decide the verdict.
+are still measured and shown, but marked advisory: they never decide the verdict, unless every
+randomness-affected value of the program agreed (`reproduced`: the harness gave both sides the same
+random streams, or the randomness did not matter); they are then compared strictly like the rest.
 """
 from __future__ import annotations
 
@@ -32,12 +34,17 @@ class FetchStats:
     advisory: int = 0
     advisory_failures: int = 0
     advisory_max_abs: float = 0.0
+    random_advisory: int = 0  # advisory through randomness alone (not through unordered writes)
+    random_failures: int = 0
 
-    def note(self, step: int, errors, strict: bool) -> None:
+    def note(self, step: int, errors, strict: bool, random_advisory: bool = False) -> None:
         if not strict:
             self.advisory += 1
             self.advisory_failures += 0 if errors.close else 1
             self.advisory_max_abs = max(self.advisory_max_abs, errors.max_abs)
+            if random_advisory:
+                self.random_advisory += 1
+                self.random_failures += 0 if errors.close else 1
             return
         self.compared += 1
         self.max_abs = max(self.max_abs, errors.max_abs)
@@ -71,7 +78,7 @@ class SiteComparison:
 
 def compare_site(legacy: SiteData, migrated: SiteData | None, paired_by: str, tolerance: Tolerance,
                  advisory_from: int | None, training_sequence: tuple = (), doubt: str | None = None,
-                 unsettled: dict | None = None) -> SiteComparison:
+                 unsettled: dict | None = None, reproduced: bool = False) -> SiteComparison:
     """Compare one paired site. `advisory_from`: first call index that randomness made advisory.
     `training_sequence`: the legacy program's global call numbers of the calls that changed its state
     (training steps), sorted: a call made after N of them is judged with step N's tolerance, as its
@@ -79,21 +86,21 @@ def compare_site(legacy: SiteData, migrated: SiteData | None, paired_by: str, to
     `doubt`: why the pairing is not certain; the site is then `unpaired` with that reason, never a
     mismatch, and so is one whose counterpart returns a different number of values.
     `unsettled`: fetch index -> (first advisory call, variable) for fetched values computed from a
-    variable that unordered writes left unsettled (ordering.py)."""
+    variable that unordered writes left unsettled (ordering.py).
+    `reproduced`: every randomness-affected value of the program agreed, so randomness makes nothing
+    advisory (`advisory_from` is then None)."""
     site = SiteComparison(legacy.line, legacy.lines, migrated.key if migrated else None, paired_by, legacy.calls,
                           migrated.calls if migrated else 0, random_ops=legacy.facts.get("random_ops", []),
                           advisory_from_step=advisory_from, legacy_module=legacy.module)
     if site.random_ops and legacy.has_values():
-        steady = sorted(legacy.facts.get("deterministic_calls", []))
-        site.notes.append("the fetched computation reaches random ops (" + ", ".join(site.random_ops) + "); "
-                          f"strictly compared only on calls a legacy re-run reproduced exactly: {steady or 'none'}")
+        site.notes.append(_random_note(site.random_ops, legacy, reproduced))
     if not legacy.has_values():
         site.status = "no-values"
         return site
     if migrated is None or doubt:
         return _unpaired(site, doubt or "no migrated counterpart")
-    _compare_calls(site, legacy, migrated, tolerance, _strictness(legacy, advisory_from), training_sequence,
-                   unsettled or {})
+    _compare_calls(site, legacy, migrated, tolerance, _strictness(legacy, advisory_from, reproduced),
+                   training_sequence, unsettled or {})
     for index, (call, variable) in sorted((unsettled or {}).items()):
         if index < len(site.fetches) and call < legacy.calls:
             site.notes.append(f"{site.fetches[index].name} is computed from {variable}, which TF1 updates in an "
@@ -113,11 +120,20 @@ def _unpaired(site: SiteComparison, reason: str) -> SiteComparison:
     return site
 
 
-def _strictness(legacy: SiteData, advisory_from: int | None):
+def _random_note(random_ops: list, legacy: SiteData, reproduced: bool) -> str:
+    reached = "the fetched computation reaches random ops (" + ", ".join(random_ops) + "); "
+    if reproduced:
+        return reached + "compared strictly: every randomness-affected value of the program agreed"
+    steady = sorted(legacy.facts.get("deterministic_calls", []))
+    return reached + f"strictly compared only on calls a legacy re-run reproduced exactly: {steady or 'none'}"
+
+
+def _strictness(legacy: SiteData, advisory_from: int | None, reproduced: bool = False):
     """Which call indices count for the verdict: before randomness changed the state and, for a
-    site whose computation is random, only the calls the legacy side proved deterministic."""
+    site whose computation is random, only the calls the legacy side proved deterministic (all
+    calls when the program's randomness was reproduced)."""
     deterministic = set(legacy.facts.get("deterministic_calls", []))
-    random_site = bool(legacy.facts.get("random_ops"))
+    random_site = bool(legacy.facts.get("random_ops")) and not reproduced
 
     def strict(step: int) -> bool:
         before_taint = advisory_from is None or step < advisory_from
@@ -146,7 +162,8 @@ def _compare_calls(site, legacy, migrated, tolerance, is_strict, training_sequen
                 continue
             normwise = tolerance.normwise_at(max(step, trained))
             settled = step < (unsettled or {}).get(stats.index, (float("inf"), None))[0]
-            stats.note(step, compare_leaf(want, got, atol, rtol, normwise), strict and settled)
+            errors = compare_leaf(want, got, atol, rtol, normwise)
+            stats.note(step, errors, strict and settled, random_advisory=settled and not strict)
 
 
 def _paired_calls(legacy: SiteData, migrated: SiteData):

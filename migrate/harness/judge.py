@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from migrate.harness.compare import compare_site
 from migrate.harness import outcomes
 from migrate.harness.launcher import SideRun
 from migrate.harness.pairing import merge_doubt, module_line_maps, pair_sites
 from migrate.harness.programs import Prepared, Program
-from migrate.harness.records import merge_sites
+from migrate.harness.records import SiteData, merge_sites
 from migrate.harness.ordering import find_races, reads_per_fetch
-from migrate.harness.randomness import advisory_from, find_taint
+from migrate.harness.randomness import advisory_from, find_taint, randomness_reproduced
 from migrate.harness.result_lines import compare_results, parse_results
 from migrate.harness.timing import side_timing, speedup
 from migrate.harness.tolerance import Tolerance
@@ -65,36 +66,82 @@ def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: Si
                             for number in site.sequence))
     report["randomness"] = taint.to_dict()
     report["ordering"] = races.to_dict()
-    streams = []
-    for members in _by_counterpart(pairs):
-        parts = [legacy_sites[pair.legacy_key] for pair in members]
-        site = merge_sites(parts)
-        key = members[0].migrated_key
-        counterpart = migrated_sites.get(key) if key else None
-        streams.append((site, counterpart))
-        how = members[0].how + (" (several legacy sites, one function)" if len(members) > 1 else "")
-        doubt = next((pair.doubt for pair in members if pair.doubt), None) or merge_doubt(parts)
-        compared = compare_site(site, counterpart, how, tolerance, advisory_from(site, taint), training, doubt,
-                                races.limits(site, reads_per_fetch(parts[0])))
-        if key and counterpart is None:
-            compared.notes.append(f"the migrated program never called {key.partition(':')[2]}")
-        report["sites"].append(compared.to_dict())
-    paired = {pair.migrated_key for pair in pairs}
-    report["unpaired_migrated"] = sorted(key for key in migrated_sites if key not in paired)
     printed_at = legacy.data.result.get("result_printed_at") or {}
 
     def after_taint(key: str) -> bool:
         return taint.taint_sequence is not None and printed_at.get(key, float("inf")) > taint.taint_sequence
 
-    report["results"] = [item.to_dict() for item in compare_results(
-        parse_results(legacy.stdout), parse_results(migrated.stdout), tolerance, after_taint)]
+    streams = _streams(pairs, legacy_sites, migrated_sites)
+    judged = Judged(streams, tolerance, taint, training, races)
+    sites = judged.sites(reproduced=False)
+    results = compare_results(parse_results(legacy.stdout), parse_results(migrated.stdout), tolerance, after_taint)
+    if randomness_reproduced(sites, results):
+        sites = judged.sites(reproduced=True)
+        results = compare_results(parse_results(legacy.stdout), parse_results(migrated.stdout), tolerance,
+                                  lambda key: False)
+        report["randomness"].update(reproduced=True, note=REPRODUCED_NOTE)
+    report["sites"] = [site.to_dict() for site in sites]
+    paired = {pair.migrated_key for pair in pairs}
+    report["unpaired_migrated"] = sorted(key for key in migrated_sites if key not in paired)
+    report["results"] = [item.to_dict() for item in results]
     report["tests"] = [item.to_dict() for item in outcomes.compare_tests(
         legacy.data.result.get("tests"), migrated.data.result.get("tests"))]
     report["notes"] += outcomes.notes(report["tests"])
     report["site_counts"] = _site_counts(report["sites"])
     report["alignment"] = _alignment(legacy, migrated)
-    report["timing"] = _timing(streams, legacy, migrated)
+    report["timing"] = _timing([(stream.site, stream.counterpart) for stream in streams], legacy, migrated)
     return _verdict(report)
+
+
+REPRODUCED_NOTE = ("every value computed through random ops agreed on both sides at every step (the random "
+                   "streams were aligned, or the randomness did not change them): they are compared strictly")
+
+
+@dataclass
+class Stream:
+    """Legacy run sites answered by one migrated site (or by none), compared as one stream."""
+
+    members: list  # SitePair
+    site: SiteData  # the members' legacy sites merged
+    counterpart: SiteData | None
+    doubt: str | None  # why the pairing is uncertain
+    reads: dict  # fetch index -> variables its value is computed from (ordering.py)
+
+
+def _streams(pairs, legacy_sites: dict, migrated_sites: dict) -> list[Stream]:
+    streams = []
+    for members in _by_counterpart(pairs):
+        key = members[0].migrated_key
+        parts = [legacy_sites[pair.legacy_key] for pair in members]
+        doubt = next((pair.doubt for pair in members if pair.doubt), None) or merge_doubt(parts)
+        streams.append(Stream(members, merge_sites(parts), migrated_sites.get(key) if key else None, doubt,
+                              reads_per_fetch(parts[0])))
+    return streams
+
+
+@dataclass
+class Judged:
+    """What the comparison of each stream needs besides the stream."""
+
+    streams: list
+    tolerance: Tolerance
+    taint: object
+    training: tuple
+    races: object
+
+    def sites(self, reproduced: bool) -> list:
+        return [self.compare(stream, reproduced) for stream in self.streams]
+
+    def compare(self, stream: Stream, reproduced: bool):
+        first = stream.members[0]
+        how = first.how + (" (several legacy sites, one function)" if len(stream.members) > 1 else "")
+        advisory = None if reproduced else advisory_from(stream.site, self.taint)
+        compared = compare_site(stream.site, stream.counterpart, how, self.tolerance, advisory, self.training,
+                                stream.doubt, self.races.limits(stream.site, stream.reads), reproduced)
+        key = first.migrated_key
+        if key and stream.counterpart is None:
+            compared.notes.append(f"the migrated program never called {key.partition(':')[2]}")
+        return compared
 
 
 def _module_line_maps(report: dict, prepared: Prepared, legacy_sites: dict) -> dict:

@@ -10,7 +10,7 @@ the same weights.
 
 This file may run on a user's own TF 1.15 / Python 3.7 interpreter (`--legacy-python`): it imports
 only the standard library, NumPy, TensorFlow and its sibling files (`side_common.py`, `recording.py`,
-`graph_facts.py`), never the rest of tf-migrate or click, and keeps to Python 3.7 syntax.
+`graph_facts.py`, `random_streams.py`), never the rest of tf-migrate or click, and keeps to Python 3.7 syntax.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -41,6 +41,7 @@ common = _load_sibling("side_common")
 recording = _load_sibling("recording")
 graph_facts = _load_sibling("graph_facts")
 summaries = _load_sibling("summaries")
+random_streams = _load_sibling("random_streams")
 np = recording.np
 
 MAX_CAPTURE_TRIES = 5
@@ -102,6 +103,9 @@ class LegacyProbe(object):
         self.capture_note = "no variables were initialised before a later Session.run call: nothing to align"
         self.capture_tries = 0
         self.capture_sequence = None  # how many script calls had run when the weights were taken
+        # Re-running random sites to see whether their randomness matters draws extra numbers; with
+        # random streams aligned by creation site (random_streams.py) both sides must draw alike.
+        self.probing = True
 
     def install(self):
         probe = self
@@ -153,7 +157,7 @@ class LegacyProbe(object):
         inputs = None
         if call < self.recorder.limit and feed_dict:
             inputs = [np.array(value) for value in feed_dict.values()]
-        probing = graph_facts.worth_probing(site.facts, call, self.recorder.limit)
+        probing = self.probing and graph_facts.worth_probing(site.facts, call, self.recorder.limit)
         if probing and site.facts["mutates_state"]:
             self.probe_before(session, site, call, feed_dict)
         pre = time.perf_counter() - began
@@ -249,6 +253,10 @@ def main(argv):
         probe = LegacyProbe(tf1.Session, config["script"], recorder, out_dir)
         probe.summary_class = tf1.Summary
         probe.install()
+        if config.get("aligned_randomness"):
+            locator = random_streams.SiteLocator(config["script"], os.path.dirname(config["script"]), _library_roots())
+            random_streams.RandomStreams(locator).install(tf1)
+            probe.probing = False
         common.seed_everything(config["seed"])
         outcomes = common.TestOutcomes().install()
         status, error, seconds, printed_at = common.run_script(config["script"], None, recorder,

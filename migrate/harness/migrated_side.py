@@ -41,6 +41,7 @@ alignment = _load_sibling("alignment")
 rnn_weights = _load_sibling("rnn_weights")
 fused = _load_sibling("fused")
 legacy = _load_sibling("legacy_side")
+random_streams = _load_sibling("random_streams")
 np = recording.np
 
 
@@ -124,9 +125,6 @@ class SessionProbe(legacy.LegacyProbe):
     def take_weights(self, session, variables, values):
         self.loader.align_session(session, variables)
         self.variables = []
-
-    def probe_determinism(self, session, site, outputs, args, kwargs):
-        """Only the legacy side probes: a second run here would shift this side's random stream."""
 
 
 class RecordedFunction:
@@ -245,8 +243,9 @@ def seed_tensorflow(tf, seed: int) -> None:
     """Set TensorFlow's global seed, as the legacy side seeds nothing in TensorFlow but its unseeded
     random ops still run: a TF2 program that sets no seed would otherwise fail under op determinism
     (`TF_DETERMINISTIC_OPS=1`, `enable_op_determinism()`: "Random ops require a seed"). The values
-    do not matter: initial weights come from the legacy side, and random sites are compared
-    as advisory. A program that sets its own seed replaces this one."""
+    do not matter: initial weights come from the legacy side, and the ops the program creates take
+    their seeds from their creation site on both sides (random_streams.py). A program that sets its
+    own seed replaces this one."""
     tf.random.set_seed(seed)
 
 
@@ -278,6 +277,12 @@ def main(argv):
                                 config.get("file_as") or config["script"])
         sessions.summary_class = tf.compat.v1.Summary  # fetched summaries read as on the legacy side
         sessions.install()
+        if config.get("aligned_randomness"):
+            program_dir = os.path.dirname(config.get("file_as") or config["script"])
+            locator = random_streams.SiteLocator(config["script"], program_dir, legacy._library_roots(),
+                                                 config["legacy_script"])
+            random_streams.RandomStreams(locator).install(tf.compat.v1)
+            sessions.probing = False
         common.seed_everything(config["seed"])
         seed_tensorflow(tf, config["seed"])
         outcomes = common.TestOutcomes().install()

@@ -24,11 +24,12 @@ and TFM310 wrote for its step functions (`fused_map`).
 from __future__ import annotations
 
 import ast
-import difflib
 import json
 import os
 import re
 from dataclasses import dataclass
+
+from migrate.harness.random_streams import line_map
 
 
 class SiteMapError(Exception):
@@ -134,18 +135,6 @@ def write_site_map(path: str, run_sites, fused: dict[str, str] | None = None) ->
                                {"function": name, "step_function": step} for name, step in sorted(fused.items())]
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(data, handle, indent=1)
-
-
-def line_map(old_source: str, new_source: str) -> dict[int, int]:
-    """1-based old line -> new line, for lines kept by the edit (equal, or replaced one for one)."""
-    old_lines, new_lines = old_source.splitlines(), new_source.splitlines()
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    mapping = {}
-    for tag, old_start, old_end, new_start, new_end in matcher.get_opcodes():
-        if tag == "equal" or (tag == "replace" and old_end - old_start == new_end - new_start):
-            for offset in range(old_end - old_start):
-                mapping[old_start + offset + 1] = new_start + offset + 1
-    return mapping
 
 
 # Module path words an API rename adds or drops (`tf.X` -> `tf.compat.v1.X`): not a different call.

@@ -55,3 +55,16 @@ def advisory_from(site: SiteData, finding: RandomnessFinding) -> int | None:
     if finding.taint_sequence is None:
         return None
     return int(np.searchsorted(site.sequence, finding.taint_sequence, side="right"))
+
+
+def randomness_reproduced(sites: list, results: list) -> bool:
+    """Whether the program's randomness was reproduced: some comparison was advisory through
+    randomness alone, and every such comparison (site fetches and RESULT lines) agreed. Agreement at
+    every step is evidence whatever made it possible (streams aligned, or randomness that did not
+    matter); a single disagreement leaves them all advisory, as it may be randomness or the migration."""
+    fetches = [stats for site in sites for stats in site.fetches if stats.random_advisory]
+    advisory_results = [item for item in results if item.status.startswith("advisory-")]
+    if not fetches and not advisory_results:
+        return False
+    return (not any(stats.random_failures for stats in fetches)
+            and all(item.status == "advisory-match" for item in advisory_results))

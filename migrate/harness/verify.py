@@ -49,12 +49,15 @@ class Settings:
     # None: in an empty folder. See workdir.py.
     workdir: str | None = None
     workdir_limit_mb: float = DEFAULT_LIMIT_MB
+    # Random ops seeded by creation site on both sides (random_streams.py); off: each side's own.
+    aligned_randomness: bool = True
 
     def to_dict(self) -> dict:
         return {"steps": self.steps, "tolerance": self.tolerance.to_dict(), "device": self.device,
                 "legacy_python": self.legacy_python, "timeout_s": self.timeout_s,
                 "memory_limit_mb": round(self.memory_mb), "seed": self.seed,
-                "args": list(self.args), "workdir": self.workdir, "workdir_limit_mb": self.workdir_limit_mb}
+                "args": list(self.args), "workdir": self.workdir, "workdir_limit_mb": self.workdir_limit_mb,
+                "aligned_randomness": self.aligned_randomness}
 
 
 def side_env(settings: Settings, legacy: bool) -> dict:
@@ -127,7 +130,7 @@ def run_legacy(program: Program, settings: Settings, work: str) -> SideRun:
     side_dir = os.path.join(work, "legacy")
     plan, cwd = side_cwd(program, settings, work, side_dir)
     config = {"script": relocate(program.legacy, plan, cwd), "steps": settings.steps, "seed": settings.seed,
-              "device": settings.device, "args": list(settings.args),
+              "device": settings.device, "args": list(settings.args), "aligned_randomness": settings.aligned_randomness,
               "legacy_runtime_root": None if settings.legacy_python else PROJECT_ROOT}
     return run_side(LEGACY_ENTRY, settings.legacy_python or sys.executable, config, side_dir,
                     settings.timeout_s, settings.memory_mb, side_env(settings, True), cwd)
@@ -140,6 +143,7 @@ def run_migrated(program: Program, prepared: Prepared, legacy: SideRun, settings
     config = {"script": relocate(prepared.migrated, plan, cwd), "file_as": relocate(prepared.file_as, plan, cwd),
               "steps": settings.steps, "seed": settings.seed, "device": settings.device,
               "args": list(settings.args), "fused": prepared.fused, "warmup_fraction": WARMUP_FRACTION,
+              "aligned_randomness": settings.aligned_randomness, "legacy_script": program.legacy,
               "variables": legacy.data.result.get("variables"), "weights": weights if os.path.exists(weights) else None}
     return run_side(MIGRATED_ENTRY, sys.executable, config, side_dir, settings.timeout_s, settings.memory_mb,
                     side_env(settings, False), cwd)
