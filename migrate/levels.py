@@ -1,4 +1,5 @@
-"""Classify how far a file is from TF2: tf2 (no TF1-only API left), compat (runs on tf.compat.v1),
+"""Classify how far a file is from TF2: tf2 (no TF1-only API left), compat (runs on tf.compat.v1, or
+on tf-slim, which is TF1 graph code),
 tf1 (TF1-only API that current TensorFlow no longer has, or any TensorFlow name the installed
 TensorFlow's API lacks: transforms/common/api_paths.py), or none (no TensorFlow at all)."""
 from __future__ import annotations
@@ -25,7 +26,7 @@ def classify(module: cst.Module | MetadataWrapper) -> Level:
         return "none"
     if any(_is_tf1_only(name) for name in tf_raw) or missing_names(tf_raw):
         return "tf1"
-    if any(name.startswith("tensorflow.compat.v1") for name in tf_raw):
+    if any(name.startswith(("tensorflow.compat.v1", "tf_slim")) for name in tf_raw):
         return "compat"
     return "tf2"
 

@@ -15,7 +15,7 @@ import textwrap
 import tokenize
 from pathlib import Path
 
-from transforms.contrib._tf1_emulations import BATCH_NORM, OPTIMIZE_LOSS
+from transforms.contrib._tf1_emulations import BATCH_NORM, OPTIMIZE_LOSS, SLIM_BATCH_NORM_SOURCE
 from transforms.contrib.import_tf_slim import RUNS_ON_TF2
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,6 +61,64 @@ for shape in ([6, 4, 4, 3], [5, 3]):
 print("CHECKED", checked)
 """
 
+# tf-slim's batch_norm with its moving averages in UPDATE_OPS (the core-layer path) on 4-D inputs,
+# training on, off and fed, inside an arg_scope that sets its defaults. Run on the legacy runtime
+# beside tf-slim's own ("reference"), and alone on plain TensorFlow 2 as a migrated program runs it;
+# both print the helper's values.
+SLIM_BATCH_NORM_CHECK = """
+import sys
+import numpy as np
+if sys.argv[1] == "legacy":
+    from migrate.legacy_runtime import install
+    tf = install()
+else:
+    import os
+    os.environ["TF_USE_LEGACY_KERAS"] = "1"
+    import tensorflow as tf
+    tf = tf.compat.v1
+    tf.disable_v2_behavior()
+import tf_slim
+exec(HELPER, globals())
+
+def build(batch_norm, scope, flag):
+    with tf_slim.arg_scope([tf_slim.batch_norm], decay=0.9, scale=True, is_training=flag):
+        return batch_norm(x, scope=scope)
+
+rng = np.random.RandomState(0)
+for training in (True, False, "fed"):
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [None, 4, 4, 3])
+    flag = tf.placeholder(tf.bool, []) if training == "fed" else training
+    emulated = build(tf1_slim_batch_norm, "emulated", flag)
+    scopes = ["emulated"]
+    if sys.argv[1] == "legacy":
+        reference = build(tf_slim.batch_norm, "reference", flag)
+        scopes.append("reference")
+        names = [sorted(v.name.split("/", 1)[1] for v in tf.get_collection(collection) if v.name.startswith(scope))
+                 for scope in scopes for collection in (tf.GraphKeys.GLOBAL_VARIABLES, tf.GraphKeys.MODEL_VARIABLES)]
+        assert names[:2] == names[2:] and names[0] == ["beta:0", "gamma:0", "moving_mean:0", "moving_variance:0"], names
+    updates = {scope: [op for op in tf.get_collection(tf.GraphKeys.UPDATE_OPS) if op.name.startswith(scope)]
+               for scope in scopes}
+    assert len(updates["emulated"]) == (0 if training is False else 2), updates
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for step in range(3):
+            feed = {x: rng.randn(6, 4, 4, 3).astype(np.float32)}
+            if training == "fed":
+                feed[flag] = step != 2
+            values = {}
+            for scope in scopes:
+                values[scope] = sess.run([emulated if scope == "emulated" else reference] + updates[scope], feed)[0]
+                values[scope + "/moving"] = sess.run([v for v in tf.global_variables() if v.name.startswith(scope + "/")
+                                                      and "moving" in v.name])
+            if len(scopes) == 2:
+                np.testing.assert_array_equal(values["emulated"], values["reference"])
+                for a, b in zip(values["emulated/moving"], values["reference/moving"]):
+                    np.testing.assert_array_equal(a, b)
+            print("VALUES", training, step, repr(values["emulated"].ravel()[:8].tolist()),
+                  repr([m.tolist() for m in values["emulated/moving"]]))
+"""
+
 OPTIMIZE_LOSS_CHECK = """
 import numpy as np
 from migrate.legacy_runtime import install
@@ -103,12 +161,68 @@ print("CHECKED", checked)
 """
 
 SLIM_PARTS_CHECK = """
+import numpy as np
 import tensorflow as tf
 tf.compat.v1.disable_v2_behavior()
 import tf_slim as slim
-tf.compat.v1.get_variable("w", [3, 4])
-slim.model_analyzer.analyze_vars(tf.compat.v1.trainable_variables(), print_info=True)
-print("CHECKED", len(PARTS))
+
+image = lambda: tf.compat.v1.placeholder_with_default(np.ones([2, 8, 8, 3], np.float32), [2, 8, 8, 3])
+vector = lambda: tf.compat.v1.placeholder_with_default(np.ones([2, 5], np.float32), [2, 5])
+dense = lambda **kwargs: slim.fully_connected(vector(), 3, **kwargs)
+USES = {
+    "model_analyzer": lambda: slim.model_analyzer.analyze_vars([tf.compat.v1.get_variable("w", [3, 4])],
+                                                               print_info=True),
+    "arg_scope": lambda: slim.arg_scope([slim.conv2d], padding="VALID").__enter__(),
+    "add_arg_scope": lambda: slim.add_arg_scope(lambda inputs: inputs)(vector()),
+    "utils": lambda: [slim.conv2d(image(), 2, [1, 1], outputs_collections="ends"),
+                      slim.utils.convert_collection_to_dict("ends")],
+    "conv2d": lambda: slim.conv2d(image(), 4, [3, 3]),
+    "convolution": lambda: slim.convolution(image(), 4, [3, 3]),
+    "convolution2d": lambda: slim.convolution2d(image(), 4, [3, 3]),
+    "conv2d_transpose": lambda: slim.conv2d_transpose(image(), 4, [3, 3], stride=2),
+    "separable_conv2d": lambda: slim.separable_conv2d(image(), 4, [3, 3], 1),
+    "separable_convolution2d": lambda: slim.separable_convolution2d(image(), None, [3, 3], 2),
+    "max_pool2d": lambda: slim.max_pool2d(image(), [2, 2]),
+    "avg_pool2d": lambda: slim.avg_pool2d(image(), [2, 2]),
+    "fully_connected": lambda: dense(),
+    "dropout": lambda: slim.dropout(vector(), 0.5, is_training=True),
+    "flatten": lambda: slim.flatten(image()),
+    "softmax": lambda: slim.softmax(vector()),
+    "repeat": lambda: slim.repeat(image(), 2, slim.conv2d, 3, [3, 3]),
+    "stack": lambda: slim.stack(vector(), slim.fully_connected, [4, 3]),
+    "one_hot_encoding": lambda: slim.one_hot_encoding(tf.constant([1, 2]), 4),
+    "unit_norm": lambda: slim.unit_norm(vector(), 1),
+    "bias_add": lambda: slim.bias_add(vector()),
+    "layer_norm": lambda: slim.layer_norm(vector()),
+    "relu": lambda: slim.relu(vector(), 3),
+    "relu6": lambda: slim.relu6(vector(), 3),
+    "linear": lambda: slim.linear(vector(), 3),
+    "l1_l2_regularizer": lambda: dense(weights_regularizer=slim.l1_l2_regularizer(0.1, 0.1)),
+    "initializers": lambda: dense(weights_initializer=slim.initializers.xavier_initializer()),
+    "init_ops": lambda: dense(biases_initializer=slim.init_ops.zeros_initializer()),
+    "xavier_initializer_conv2d": lambda: slim.conv2d(image(), 2, [3, 3],
+                                                     weights_initializer=slim.xavier_initializer_conv2d()),
+    "l1_regularizer": lambda: dense(weights_regularizer=slim.l1_regularizer(0.1)),
+    "l2_regularizer": lambda: dense(weights_regularizer=slim.l2_regularizer(0.1)),
+    "xavier_initializer": lambda: dense(weights_initializer=slim.xavier_initializer()),
+    "variance_scaling_initializer": lambda: dense(weights_initializer=slim.variance_scaling_initializer()),
+    "variable": lambda: slim.variable("v", [2]),
+    "model_variable": lambda: slim.model_variable("m", [2]),
+    "get_variables": lambda: [dense(), slim.get_variables()],
+    "get_model_variables": lambda: [dense(), slim.get_model_variables()],
+    "get_variables_to_restore": lambda: [dense(), slim.get_variables_to_restore()],
+    "get_or_create_global_step": lambda: slim.get_or_create_global_step(),
+}
+checked = []
+for part in PARTS:
+    with tf.Graph().as_default():
+        made = USES[part]()
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            leaves = made if isinstance(made, list) else [made]
+            session.run([leaf for leaf in tf.nest.flatten(leaves) if isinstance(leaf, (tf.Tensor, tf.Variable))])
+    checked.append(part)
+print("CHECKED", len(checked))
 """
 
 
@@ -128,6 +242,19 @@ def run_check(script: str, helper: str = "", **constants) -> str:
 
 def test_batch_norm_helper_matches_contrib_batch_norm() -> None:
     assert "CHECKED 18" in run_check(BATCH_NORM_CHECK, BATCH_NORM.source)
+
+
+def test_slim_batch_norm_helper_matches_tf_slim_and_runs_on_plain_tensorflow_2(tmp_path) -> None:
+    script = tmp_path / "check.py"
+    script.write_text(f"HELPER = {SLIM_BATCH_NORM_SOURCE!r}\n" + textwrap.dedent(SLIM_BATCH_NORM_CHECK))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TF_CPP_MIN_LOG_LEVEL="2")
+    outputs = []
+    for side in ("legacy", "plain"):
+        process = subprocess.run([sys.executable, str(script), side], cwd=ROOT, capture_output=True, text=True,
+                                 timeout=600, env=env)
+        assert process.returncode == 0, process.stderr[-3000:]
+        outputs.append([line for line in process.stdout.splitlines() if line.startswith("VALUES ")])
+    assert len(outputs[0]) == 9 and outputs[1] == outputs[0]
 
 
 def test_optimize_loss_helper_matches_contrib_optimize_loss() -> None:

@@ -1,9 +1,11 @@
 """TFM105: keep graph mode for code that still needs it.
 
 After renaming, graph-only APIs (`tf.compat.v1.placeholder`, `Session`, queue runners, ...) raise
-under TF2's default eager execution; that is exactly where `tf_upgrade_v2`'s output fails. When a
-file uses one, imports tensorflow at module level and never disables v2 behaviour itself, this
-inserts `tf.compat.v1.disable_v2_behavior()` right after its imports. Runs after the renames.
+under TF2's default eager execution; that is exactly where `tf_upgrade_v2`'s output fails. So does a
+TF1 test's `self.test_session()`: TF1 ran every `tf.test.TestCase` test in graph mode, TF2 runs them
+eagerly. When a file uses one, imports tensorflow at module level and never disables v2 behaviour
+itself, this inserts `tf.compat.v1.disable_v2_behavior()` right after its imports. Runs after the
+renames.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ GRAPH_ONLY = frozenset({
     "tf.train.MonitoredTrainingSession", "tf.train.SingularMonitoredSession",
 })
 DISABLERS = frozenset({"tf.disable_v2_behavior", "tf.disable_eager_execution"})
+GRAPH_TEST_SESSION = "TestCase.test_session"  # `self.test_session()`, TF1 tests' graph-mode session
 
 
 def _tensorflow_imports(statement: cst.CSTNode) -> list[cst.ImportAlias]:
@@ -50,6 +53,11 @@ def _disable_call(alias: cst.ImportAlias) -> cst.SimpleStatementLine:
     return cst.parse_statement(f"{bound}.{path}()\n")
 
 
+def _is_self_test_session(node: cst.BaseExpression) -> bool:
+    return (isinstance(node, cst.Attribute) and node.attr.value == "test_session"
+            and isinstance(node.value, cst.Name) and node.value.value == "self")
+
+
 def _is_import_line(statement: cst.CSTNode) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and all(
         isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body)
@@ -60,7 +68,7 @@ class KeepGraphMode(TFTransform):
     DESCRIPTION = "Insert tf.compat.v1.disable_v2_behavior() where graph-only APIs remain"
     PHASE = 58
     TRIGGERS = ("placeholder", "Session", "make_initializable_iterator", "FileWriter", "merge",
-                "start_queue_runners")
+                "start_queue_runners", "test_session")
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._first_use: tuple[cst.CSTNode, str] | None = None
@@ -82,7 +90,9 @@ class KeepGraphMode(TFTransform):
 
     def _note_use(self, node: cst.BaseExpression) -> None:
         canonical = direct_tf_name(self, node)
-        if self._first_use is None and canonical in GRAPH_ONLY:
+        if canonical not in GRAPH_ONLY and _is_self_test_session(node):
+            canonical = GRAPH_TEST_SESSION
+        if self._first_use is None and canonical in GRAPH_ONLY | {GRAPH_TEST_SESSION}:
             self._first_use = (node, canonical)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:

@@ -58,6 +58,22 @@ def leftmost_name(node: cst.BaseExpression) -> cst.Name | None:
     return node if isinstance(node, cst.Name) else None
 
 
+def arg_scope_listed(module: cst.Module) -> list[cst.Attribute]:
+    """The `slim.conv2d`-style attributes listed in the first argument of an `...arg_scope([...])`
+    call: arg_scope names the functions it sets defaults for, it runs none of them."""
+    listed = []
+    for node in walk(module):
+        if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)) and node.args \
+                and _callee_word(node.func) == "arg_scope" and isinstance(node.args[0].value, (cst.List, cst.Tuple)):
+            listed.extend(element.value for element in node.args[0].value.elements
+                          if isinstance(element.value, cst.Attribute))
+    return listed
+
+
+def _callee_word(func: cst.Name | cst.Attribute) -> str:
+    return func.value if isinstance(func, cst.Name) else func.attr.value
+
+
 def string_value(node: cst.BaseExpression | None) -> str | None:
     """The value of a plain string literal, else None."""
     if isinstance(node, cst.SimpleString) and not node.prefix.lower().strip("ru"):

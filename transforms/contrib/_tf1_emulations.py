@@ -104,6 +104,74 @@ def tf1_reshape_target(tensor):
     return dims if dims.count(-1) <= 1 else tf.shape(tensor)
 '''
 
+SLIM_BATCH_NORM_SOURCE = '''
+def tf1_slim_model_variable_getter(getter, name, shape=None, dtype=None, initializer=None, regularizer=None,
+                                   trainable=True, collections=None, caching_device=None, partitioner=None,
+                                   use_resource=None, synchronization=tf.VariableSynchronization.AUTO,
+                                   aggregation=tf.VariableAggregation.NONE, **_):
+    """tf-slim's layer variable getter: the layer's variables become model variables."""
+    return tf_slim.model_variable(
+        name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+        collections=collections, trainable=trainable, caching_device=caching_device,
+        partitioner=partitioner, custom_getter=getter, use_resource=use_resource,
+        synchronization=synchronization, aggregation=aggregation)
+
+
+def tf1_slim_batch_norm(inputs, decay=0.999, center=True, scale=False, epsilon=0.001, activation_fn=None,
+                        param_initializers=None, param_regularizers=None,
+                        updates_collections=tf.GraphKeys.UPDATE_OPS, is_training=True, reuse=None,
+                        variables_collections=None, outputs_collections=None, trainable=True,
+                        batch_weights=None, fused=None, data_format="NHWC", zero_debias_moving_mean=False,
+                        scope=None, renorm=False, renorm_clipping=None, renorm_decay=0.99, adjustment=None):
+    """tf-slim's batch_norm (tf.contrib.layers.batch_norm) as TF 1.x ran it with its moving averages
+    in UPDATE_OPS: the core BatchNormalization layer, which tf-slim 1.1 can no longer import on
+    TensorFlow 2.21. The paths tf-slim took without that layer raise."""
+    fused = True if fused is None else fused  # tf-slim's default
+    inputs = tf.convert_to_tensor(inputs)
+    rank = inputs.get_shape().ndims
+    fused_kernel_path = (fused and rank == 2 and batch_weights is None and not renorm
+                         and adjustment is None)
+    # tf-slim chose its path by identity with the collection name, not equality.
+    if (batch_weights is not None or updates_collections is not tf.GraphKeys.UPDATE_OPS
+            or zero_debias_moving_mean or fused_kernel_path):
+        raise NotImplementedError(
+            "tf1_slim_batch_norm models tf-slim's core-layer path only: moving averages in "
+            "UPDATE_OPS, no batch_weights, no zero_debias_moving_mean, and not 2-D inputs with "
+            "fused left at its default or True (tf-slim took its own fused kernel there)")
+    if data_format not in ("NCHW", "NHWC"):
+        raise ValueError("data_format has to be either NCHW or NHWC.")
+    with tf.variable_scope(scope, "BatchNorm", [inputs], reuse=reuse,
+                           custom_getter=tf1_slim_model_variable_getter) as sc:
+        inputs = tf.convert_to_tensor(inputs)
+        initializers = param_initializers or {}
+        regularizers = param_regularizers or {}
+        layer = tf.layers.BatchNormalization(
+            axis=1 if data_format == "NCHW" else -1, momentum=decay, epsilon=epsilon, center=center,
+            scale=scale, beta_initializer=initializers.get("beta", tf.zeros_initializer()),
+            gamma_initializer=initializers.get("gamma", tf.ones_initializer()),
+            moving_mean_initializer=initializers.get("moving_mean", tf.zeros_initializer()),
+            moving_variance_initializer=initializers.get("moving_variance", tf.ones_initializer()),
+            beta_regularizer=regularizers.get("beta"), gamma_regularizer=regularizers.get("gamma"),
+            trainable=trainable, renorm=renorm, renorm_clipping=renorm_clipping,
+            renorm_momentum=renorm_decay, adjustment=adjustment, name=sc.name, _scope=sc,
+            _reuse=reuse, fused=fused)
+        outputs = layer.apply(inputs, training=is_training)
+        for variable, name in ((layer.moving_mean, "moving_mean"), (layer.moving_variance, "moving_variance"),
+                               (layer.beta, "beta"), (layer.gamma, "gamma")):
+            collections = tf_slim.utils.get_variable_collections(variables_collections, name) or []
+            for collection in collections if variable is not None else ():
+                if variable not in tf.get_collection(collection):
+                    tf.add_to_collection(collection, variable)
+        if activation_fn is not None:
+            outputs = activation_fn(outputs)
+        return tf_slim.utils.collect_named_outputs(outputs_collections, sc.name, outputs)
+
+
+# `slim.arg_scope([slim.batch_norm], ...)` keys its defaults by tf-slim's function: they apply here too.
+tf1_slim_batch_norm._key_op = tf_slim.batch_norm._key_op
+tf1_slim_batch_norm = tf_slim.add_arg_scope(tf1_slim_batch_norm)
+'''
+
 OPTIMIZE_LOSS_SOURCE = '''
 def tf1_optimize_loss(loss, global_step, learning_rate, optimizer, clip_gradients=None,
                       variables=None, name=None):

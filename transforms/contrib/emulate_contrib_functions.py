@@ -15,9 +15,10 @@ from libcst.metadata import PositionProvider, QualifiedNameProvider, ScopeProvid
 
 from transforms.base import TFTransform
 from transforms.common.imports import position_after_imports
+from transforms.common.inserted_code import after_blank_lines, with_tensorflow_alias
 from transforms.common.qualnames import dotted_name, tensorflow_alias
 from transforms.common.syntax import Refusal, bind_arguments, code, leftmost_name, walk
-from transforms.contrib._tf1_emulations import EMULATIONS, OPTIMIZER_CLASSES, Emulation
+from transforms.contrib._tf1_emulations import BATCH_NORM, EMULATIONS, OPTIMIZER_CLASSES, Emulation
 
 CONTRIB_MODULE = "tensorflow.contrib"
 
@@ -42,7 +43,7 @@ class EmulateContribFunctions(TFTransform):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         name = self.tf_name(original.func)
         emulation = EMULATIONS.get(name) if name else None
-        if emulation is None:
+        if emulation is None or _left_to_slim_batch_norm(original, emulation):
             return updated
         try:
             replacement = self._replacement(original, updated, emulation)
@@ -88,12 +89,12 @@ class EmulateContribFunctions(TFTransform):
             return updated
         helpers = [statement for emulation in self.used.values()
                    for statement in cst.parse_module(emulation.source).body]
-        helpers = [_with_tensorflow_alias(helper, self.tf) for helper in helpers]
-        helpers[0] = _after_blank_lines(helpers[0])
+        helpers = [with_tensorflow_alias(helper, self.tf) for helper in helpers]
+        helpers[0] = after_blank_lines(helpers[0])
         body = _without_imports(list(updated.body), self._dead_contrib_imports(original))
         position = position_after_imports(body)
         if position < len(body):
-            body[position] = _after_blank_lines(body[position])
+            body[position] = after_blank_lines(body[position])
         body[position:position] = helpers
         return updated.with_changes(body=body)
 
@@ -111,20 +112,14 @@ class EmulateContribFunctions(TFTransform):
         return dead
 
 
-def _after_blank_lines(statement: cst.BaseStatement) -> cst.BaseStatement:
-    """`statement` with the two blank lines PEP 8 puts around top-level functions before it."""
-    lines = list(statement.leading_lines)
-    blanks = _leading_blank_count(lines)
-    return statement.with_changes(leading_lines=[cst.EmptyLine()] * max(0, 2 - blanks) + lines)
-
-
-def _leading_blank_count(lines: list[cst.EmptyLine]) -> int:
-    count = 0
-    for line in lines:
-        if line.comment is not None:
-            break
-        count += 1
-    return count
+def _left_to_slim_batch_norm(call: cst.Call, emulation: Emulation) -> bool:
+    """batch_norm keeping its moving averages in UPDATE_OPS (no `updates_collections=None`) is
+    TFM505's: tf-slim's layer path, a different algorithm from the in-place one modelled here."""
+    if emulation is not BATCH_NORM:
+        return False
+    collections = next((arg.value for arg in call.args if arg.keyword and arg.keyword.value == "updates_collections"),
+                       None)
+    return collections is None or code(collections) != "None"
 
 
 def _binds_contrib(node: cst.Import, name: str) -> bool:
@@ -162,17 +157,3 @@ def _defined_names(statement: cst.BaseStatement) -> list[str]:
     if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
         return [statement.name.value]
     return []
-
-
-class _RenameTensorflow(cst.CSTTransformer):
-    def __init__(self, alias: str) -> None:
-        super().__init__()
-        self.alias = alias
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
-        return updated.with_changes(value=self.alias) if updated.value == "tf" else updated
-
-
-def _with_tensorflow_alias(helper: cst.BaseStatement, alias: str) -> cst.BaseStatement:
-    """The helpers are written with `tf`; a module importing TensorFlow as another name gets that."""
-    return helper if alias == "tf" else helper.visit(_RenameTensorflow(alias))

@@ -1,0 +1,34 @@
+"""Code a transform writes into a module (helper functions after the imports): spacing and names."""
+from __future__ import annotations
+
+import libcst as cst
+
+
+def after_blank_lines(statement: cst.BaseStatement) -> cst.BaseStatement:
+    """`statement` with the two blank lines PEP 8 puts around top-level functions before it."""
+    lines = list(statement.leading_lines)
+    blanks = _leading_blank_count(lines)
+    return statement.with_changes(leading_lines=[cst.EmptyLine()] * max(0, 2 - blanks) + lines)
+
+
+def _leading_blank_count(lines: list[cst.EmptyLine]) -> int:
+    count = 0
+    for line in lines:
+        if line.comment is not None:
+            break
+        count += 1
+    return count
+
+
+class _RenameTensorflow(cst.CSTTransformer):
+    def __init__(self, alias: str) -> None:
+        super().__init__()
+        self.alias = alias
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        return updated.with_changes(value=self.alias) if updated.value == "tf" else updated
+
+
+def with_tensorflow_alias(helper: cst.BaseStatement, alias: str) -> cst.BaseStatement:
+    """The helpers are written with `tf`; a module importing TensorFlow as another name gets that."""
+    return helper if alias == "tf" else helper.visit(_RenameTensorflow(alias))
