@@ -251,3 +251,43 @@ def test_independent_randomness_leaves_random_training_advisory(tmp_path):
     report = verify_migrated(program, prepare(program, str(tmp_path)), legacy, settings, str(tmp_path))
     assert report["verdict"] == "inconclusive", report["reason"]
     assert noise_train_site(report)["status"] == "advisory"
+
+
+TRAIN_ONLY_LINE = 24  # train_only_legacy.py: sess.run(train_op, ...), the program's only values-free site
+
+
+def verify_train_only(tmp_path, replacements=()):
+    source = (CASES / "train_only_tf2.py").read_text()
+    for old, new in replacements:
+        assert source.count(old) == 1, old
+        source = source.replace(old, new)
+    candidate = tmp_path / "train_only_tf2.py"
+    candidate.write_text(source)
+    shutil.copy(CASES / "train_only_tf2.sites.json", tmp_path / "train_only_tf2.sites.json")
+    program = Program("train_only_legacy.py", str(CASES / "train_only_legacy.py"), str(candidate),
+                      str(tmp_path / "train_only_tf2.sites.json"))
+    legacy = run_legacy(program, SETTINGS, str(tmp_path))
+    assert legacy.status == "ok", legacy.error
+    return verify_migrated(program, prepare(program, str(tmp_path)), legacy, SETTINGS, str(tmp_path))
+
+
+def test_training_that_fetches_no_values_is_judged_by_its_final_weights(tmp_path):
+    report = verify_train_only(tmp_path)
+    site = next(site for site in report["sites"] if site["legacy_line"] == TRAIN_ONLY_LINE)
+    assert site["status"] == "no-values" and site["legacy_calls"] == site["migrated_calls"] == 20
+    assert report["verdict"] == "equivalent", report["reason"]
+    assert report["final_weights"]["compared"] == 1 and report["final_weights"]["max_abs"] < 1e-6
+    assert "1 trained variables agree at the end" in report["reason"]
+
+
+def test_final_weights_catch_a_wrong_learning_rate(tmp_path):
+    report = verify_train_only(tmp_path, [("learning_rate=0.1", "learning_rate=0.09")])
+    assert report["verdict"] == "mismatch", report["reason"]
+    assert report["final_weights"]["mismatched"] == ["w"]
+    assert report["reason"].startswith("final weights: w differs after training")
+
+
+def test_final_weights_are_not_compared_after_a_different_number_of_steps(tmp_path):
+    report = verify_train_only(tmp_path, [("for step in range(20):", "for step in range(19):")])
+    assert report["final_weights"]["compared"] == 0
+    assert "called a different number of times" in report["final_weights"]["note"]

@@ -297,7 +297,7 @@ def test_one_off_work_between_steps_is_not_charged_to_the_steps():
     assert timing.steady_s == pytest.approx(starts[-1] - starts[timing.warmup_steps])  # the window it measured
 
 
-def test_step_site_is_the_legacy_stream_its_migrated_function_answers():
+def test_step_site_is_the_legacy_stream_its_migrated_function_answers(tmp_path):
     # The training loop split around a checkpoint: legacy lines 10 (8 steps) and 20 (4 steps) are
     # both train_step, whose 12 calls (the first 8 fused) are compared, and timed, as one stream.
     legacy_starts = np.concatenate([np.arange(8) * 0.01, 1.0 + np.arange(4) * 0.01])
@@ -308,7 +308,7 @@ def test_step_site_is_the_legacy_stream_its_migrated_function_answers():
                       "fn:compute_loss": timed_site("fn:compute_loss", [1.5, 1.6])}
 
     def side(sites):
-        return SimpleNamespace(data=SimpleNamespace(sites=sites, result={"wall_s": 3.0}), stdout="")
+        return SimpleNamespace(data=SimpleNamespace(sites=sites, result={"wall_s": 3.0}), stdout="", out_dir=str(tmp_path))
 
     prepared = SimpleNamespace(site_map={10: "train_step", 20: "train_step", 30: "compute_loss"}, lines={},
                                rewritten=frozenset())
@@ -557,3 +557,55 @@ def test_html_report_is_one_well_formed_file_with_the_chart_inline():
     collector = check_html(page)
     text = "".join(collector.text)
     assert "because <tags> & co" in text and "wrong.py" in text and "<tags>" not in page
+
+
+def test_string_tensors_are_recorded_and_compared_exactly(tmp_path):
+    from migrate.harness.recording import Recorder
+
+    recorder = Recorder(10, np.asarray)
+    fetched = np.array([b"T", b"Te", b"Ten"], dtype=object)  # what Session.run gives for a tf.string tensor
+    recorder.record("line:1", 0.0, 0.0, [fetched, np.array([object()], dtype=object)], None, None, 0.0, 0.0)
+    described = recorder.write(str(tmp_path))
+    assert described[0]["leaf_kinds"] == [["array", "opaque"]]
+    stored = np.load(tmp_path / "records.npz")["s0_c0_l0"]
+    assert stored.tolist() == [b"T", b"Te", b"Ten"]
+    assert compare_leaf(stored, np.array([b"T", b"Te", b"Ten"]), 1e-5, 0.05).close
+    assert not compare_leaf(stored, np.array([b"T", b"Te", b"Tem"]), 1e-5, 0.05).close
+
+
+def _final_weights_input(tmp_path, legacy, migrated, sessions_run=1, counts_agree=True):
+    from migrate.harness.final_weights import FILE_NAME, FinalWeightsInput
+
+    for side, arrays in (("legacy", legacy), ("migrated", migrated)):
+        (tmp_path / side).mkdir()
+        np.savez(tmp_path / side / FILE_NAME, **arrays)
+    manifest = [{"name": "w", "key": "w0", "trainable": True}, {"name": "step", "key": "w1", "trainable": False},
+                {"name": "d/w", "key": "w2", "trainable": True}]
+    return FinalWeightsInput(str(tmp_path / "legacy"), str(tmp_path / "migrated"), manifest, sessions_run,
+                             training_calls=50, call_counts_agree=counts_agree)
+
+
+def test_final_weights_compare_trainable_variables_and_say_what_is_advisory(tmp_path):
+    from migrate.harness.final_weights import compare_final_weights
+
+    ones = np.ones([4, 2], np.float32)
+    given = _final_weights_input(tmp_path, {"w0": ones, "w1": np.array(3), "w2": ones},
+                                 {"w0": ones * 1.01, "w1": np.array(7), "w2": ones * 2})
+    weights, note = compare_final_weights(given, Tolerance(), randomness_advisory=False, unsettled={"d/w": 4})
+    assert note is None
+    assert [(item.variable, item.status) for item in weights] == [("w", "match"), ("d/w", "advisory-mismatch")]
+    assert "unsettled" in weights[1].advisory_reason
+    weights, _ = compare_final_weights(given, Tolerance(), randomness_advisory=True, unsettled={})
+    assert [item.status for item in weights] == ["advisory-match", "advisory-mismatch"]
+
+
+def test_final_weights_are_skipped_where_they_would_not_describe_the_same_point(tmp_path):
+    from migrate.harness.final_weights import compare_final_weights
+
+    arrays = {"w0": np.ones(3)}
+    for sessions_run, counts_agree, expected in ((2, True, "in 2 sessions"), (1, False, "different number")):
+        folder = tmp_path / f"{sessions_run}{counts_agree}"
+        folder.mkdir()
+        given = _final_weights_input(folder, arrays, arrays, sessions_run, counts_agree)
+        weights, note = compare_final_weights(given, Tolerance(), False, {})
+        assert weights == [] and expected in note

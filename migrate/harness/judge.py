@@ -5,6 +5,7 @@ import os
 from dataclasses import dataclass
 
 from migrate.harness.compare import compare_site
+from migrate.harness import final_weights
 from migrate.harness import outcomes
 from migrate.harness.launcher import SideRun
 from migrate.harness.pairing import merge_doubt, module_line_maps, pair_sites
@@ -24,7 +25,7 @@ def empty_report(program: Program) -> dict:
     return {"name": program.name, "legacy_path": program.legacy, "migrated_path": program.migrated,
             "migrated_by": "user" if program.migrated else "tf-migrate", "migration": None,
             "verdict": None, "reason": "", "sides": {}, "sites": [], "unpaired_migrated": [],
-            "results": [], "tests": [], "site_counts": None, "working_directory": None, "alignment": None, "randomness": None, "timing": None, "notes": []}
+            "results": [], "final_weights": None, "tests": [], "site_counts": None, "working_directory": None, "alignment": None, "randomness": None, "timing": None, "notes": []}
 
 
 def stop(report: dict, verdict: str, reason: str) -> dict:
@@ -84,6 +85,9 @@ def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: Si
     paired = {pair.migrated_key for pair in pairs}
     report["unpaired_migrated"] = sorted(key for key in migrated_sites if key not in paired)
     report["results"] = [item.to_dict() for item in results]
+    report["final_weights"] = _final_weights(legacy, migrated, report, tolerance, training,
+                                             randomness_advisory=taint.taint_sequence is not None and
+                                             not report["randomness"].get("reproduced"), unsettled=races.unsettled)
     report["tests"] = [item.to_dict() for item in outcomes.compare_tests(
         legacy.data.result.get("tests"), migrated.data.result.get("tests"))]
     report["notes"] += outcomes.notes(report["tests"])
@@ -142,6 +146,19 @@ class Judged:
         if key and stream.counterpart is None:
             compared.notes.append(f"the migrated program never called {key.partition(':')[2]}")
         return compared
+
+
+def _final_weights(legacy: SideRun, migrated: SideRun, report: dict, tolerance: Tolerance, training: tuple,
+                   randomness_advisory: bool, unsettled: dict) -> dict:
+    result = legacy.data.result
+    final_sequence = result.get("final_sequence")
+    given = final_weights.FinalWeightsInput(
+        legacy.out_dir, migrated.out_dir, result.get("variables") or [], result.get("sessions_run") or 0,
+        training_calls=sum(1 for number in training if final_sequence is None or number < final_sequence),
+        call_counts_agree=all(site["legacy_calls"] == site["migrated_calls"] for site in report["sites"]
+                              if site["migrated"] is not None))
+    weights, note = final_weights.compare_final_weights(given, tolerance, randomness_advisory, unsettled)
+    return final_weights.summary(weights, note)
 
 
 def _module_line_maps(report: dict, prepared: Prepared, legacy_sites: dict) -> dict:
@@ -206,21 +223,26 @@ def _verdict(report: dict) -> dict:
     _note_alignment(report)
     mismatched = [site for site in sites if site["status"] == "mismatch"]
     bad_results = [item for item in results if item["status"] in ("mismatch", "missing")]
+    weights = report.get("final_weights") or {}
     tests = report.get("tests") or []
     bad_tests = [item for item in tests if item["status"] == "mismatch"]
     if mismatched or bad_results:
         return stop(report, "mismatch", _mismatch_reason(mismatched, bad_results))
     if bad_tests:
         return stop(report, "mismatch", outcomes.mismatch_reason(bad_tests))
+    if weights.get("mismatched"):
+        return stop(report, "mismatch", _final_weights_reason(weights))
     strict = sum(site["status"] == "match" for site in sites) + sum(item["status"] == "match" for item in results)
-    if not strict and not tests:
+    if not strict and not tests and not weights.get("compared"):
         return stop(report, "inconclusive", "nothing could be compared strictly (no paired run site with "
-                                            "values, no RESULT line, no test, or only randomness-affected values)")
-    agreeing = f"{strict} run sites / RESULT lines agree within tolerance"
-    agreeing += f"; {len(tests)} tests have the same outcomes" if tests else ""
+                                            "values, no RESULT line, no test, no final weight, or only "
+                                            "randomness-affected values)")
     unpaired = [site for site in sites if site["status"] == "unpaired"]
-    agreeing += f"; {len(unpaired)} run sites unpaired (not compared)" if unpaired else ""
-    return stop(report, "equivalent", agreeing)
+    agreeing = [f"{strict} run sites / RESULT lines agree within tolerance" if strict else "",
+                f"{weights['compared']} trained variables agree at the end" if weights.get("compared") else "",
+                f"{len(tests)} tests have the same outcomes" if tests else "",
+                f"{len(unpaired)} run sites unpaired (not compared)" if unpaired else ""]
+    return stop(report, "equivalent", "; ".join(part for part in agreeing if part))
 
 
 def _mismatch_reason(mismatched: list, bad_results: list) -> str:
@@ -233,6 +255,14 @@ def _mismatch_reason(mismatched: list, bad_results: list) -> str:
                 f"{divergence.get('step')}{problem} (first divergence in execution order)")
     item = bad_results[0]
     return f"RESULT {item['key']}: legacy {item['legacy']!r}, migrated {item['migrated']!r}"
+
+
+def _final_weights_reason(weights: dict) -> str:
+    first = next(item for item in weights["variables"] if item["status"] == "mismatch")
+    count = len(weights["mismatched"])
+    return (f"final weights: {first['variable']} differs after training (max abs {first['max_abs']:.3g}"
+            f"{', ' + first['problem'] if first['problem'] else ''})"
+            + (f", and {count - 1} other variables" if count > 1 else ""))
 
 
 def _divergence_order(site: dict) -> tuple:

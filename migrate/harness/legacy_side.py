@@ -103,6 +103,11 @@ class LegacyProbe(object):
         self.capture_note = "no variables were initialised before a later Session.run call: nothing to align"
         self.capture_tries = 0
         self.capture_sequence = None  # how many script calls had run when the weights were taken
+        # The trained weights, read once more when the session that held the captured ones closes
+        # (or when the program ends): final_weights.py compares them with the migrated program's.
+        self.captured = None  # (session, variables) the initial weights were read from
+        self.final_sequence = None
+        self.sessions_run = set()  # ids of the sessions the program's recorded calls ran in
         # Re-running random sites to see whether their randomness matters draws extra numbers; with
         # random streams aligned by creation site (random_streams.py) both sides must draw alike.
         self.probing = True
@@ -117,6 +122,14 @@ class LegacyProbe(object):
             return probe.recorded_run(session, key, args, kwargs)
 
         self.owner.run = run
+        closer = next(cls for cls in self.owner.__mro__ if "close" in vars(cls))
+        original_close = closer.close
+
+        def close(session):
+            probe.take_final_weights(session)
+            return original_close(session)
+
+        closer.close = close
 
     def site_key(self, frame):
         """The program line behind a Session.run call, through TensorFlow's own frames, as a site key:
@@ -147,6 +160,7 @@ class LegacyProbe(object):
         feed_dict = args[1] if len(args) > 1 else kwargs.get("feed_dict")
         if self.variables is None and self.capture_tries < MAX_CAPTURE_TRIES:
             self.capture_weights(session)
+        self.sessions_run.add(id(session))
         site = self.recorder.site(key)
         names = None
         if site.calls == 0:
@@ -225,6 +239,24 @@ class LegacyProbe(object):
         np.savez(os.path.join(self.out_dir, "weights.npz"), **arrays)
         self.variables = manifest
         self.capture_sequence = self.recorder.counter
+        self.captured = (session, variables)
+
+    def take_final_weights(self, session=None):
+        """Save the captured variables' current values to final_weights.npz, once: when `session`
+        is the one they were captured from and it is closing, or (no session given) when the
+        program has ended with that session still open."""
+        if self.captured is None or self.final_sequence is not None:
+            return
+        captured_session, variables = self.captured
+        if (session is not None and session is not captured_session) or getattr(captured_session, "_closed", False):
+            return
+        try:
+            values = self.original(captured_session, variables)
+        except Exception:  # a session that can no longer run: no final weights
+            return
+        arrays = dict(("w%d" % index, np.asarray(value)) for index, value in enumerate(values))
+        np.savez(os.path.join(self.out_dir, "final_weights.npz"), **arrays)
+        self.final_sequence = self.recorder.counter
 
 def _device_api(tf):
     """The module whose `config` lists devices: the v2 API where there is one (the legacy runtime
@@ -261,11 +293,13 @@ def main(argv):
         outcomes = common.TestOutcomes().install()
         status, error, seconds, printed_at = common.run_script(config["script"], None, recorder,
                                                                  config.get("args", ()), outcomes)
+        probe.take_final_weights()
         result.update({
             "tests": outcomes.to_dict(),
             "status": status, "error": error, "wall_s": seconds, "sites": recorder.write(out_dir),
             "variables": probe.variables, "capture_note": probe.capture_note,
             "capture_sequence": probe.capture_sequence, "result_printed_at": printed_at,
+            "final_sequence": probe.final_sequence, "sessions_run": len(probe.sessions_run),
             "instrumentation_s": recorder.overhead, "peak_host_mb": common.peak_host_mb(),
             "gpu": common.gpu_info(tf_api), "versions": common.versions(tf, "tf_keras"),
         })

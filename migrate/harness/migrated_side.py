@@ -53,6 +53,7 @@ class WeightLoader:
         self.matcher = alignment.Matcher.from_manifest(manifest) if manifest else None
         self.weights = dict(np.load(weights_path)) if weights_path else {}
         self.errors = []
+        self.loaded = []  # (legacy key, variable) of the trainable variables loaded one for one
 
     def creator(self, next_creator, **kwargs):
         variable = next_creator(**kwargs)
@@ -72,6 +73,8 @@ class WeightLoader:
         if decision is None or decision.legacy is None:
             return
         value = self.value_for(decision, variable)
+        if decision.convert is None and decision.legacy.trainable:
+            self.loaded.append((decision.legacy.key, variable))
         if eager:
             variable.assign(value)
         else:  # created while a tf.function is traced: assign outside the function graph
@@ -107,6 +110,17 @@ class WeightLoader:
             decision = self.decide(variable) if self.matcher is not None else None
             if decision is not None and decision.legacy is not None:
                 variable.load(self.value_for(decision, variable), session)
+
+    def save_final_weights(self, out_dir):
+        """The loaded trainable variables' values now, by legacy key, to final_weights.npz."""
+        arrays = {}
+        for key, variable in self.loaded:
+            try:
+                arrays[key] = variable.numpy()
+            except Exception:  # a variable that can no longer be read is left out
+                continue
+        if arrays:
+            np.savez(os.path.join(out_dir, "final_weights.npz"), **arrays)
 
     def summary(self):
         found = self.matcher.summary() if self.matcher is not None else {}
@@ -287,6 +301,7 @@ def main(argv):
         seed_tensorflow(tf, config["seed"])
         outcomes = common.TestOutcomes().install()
         status, error, seconds, _ = run_with_alignment(tf, loader, config, recorder, outcomes)
+        loader.save_final_weights(out_dir)
         result.update({
             "tests": outcomes.to_dict(),
             "status": status, "error": error, "wall_s": seconds, "sites": recorder.write(out_dir),

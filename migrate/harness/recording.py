@@ -163,8 +163,21 @@ class Recorder(object):
                 kinds.append("opaque")
                 continue
             if value.dtype == object:
-                kinds.append("opaque")
-                continue
+                value = _string_array(value)
+                if value is None:
+                    kinds.append("opaque")
+                    continue
             arrays["%s_l%d" % (prefix, index)] = value
             kinds.append("array")
         return kinds
+
+
+def _string_array(value):
+    """A fixed-width string array for an object array of bytes (TensorFlow's string tensors) or of
+    str, so that it can be stored and compared exactly (a fixed-width bytes array drops trailing NUL
+    bytes); None for any other object array."""
+    items = value.ravel().tolist()
+    for kind in (bytes, str):
+        if items and all(isinstance(item, kind) for item in items):
+            return np.array(items, dtype=kind).reshape(value.shape)
+    return None
