@@ -14,6 +14,7 @@ from transforms.graph.writing.step_functions import FunctionWriter
 from transforms.graph.analysis.helpers import graph_helpers, variable_factory
 from transforms.graph.layers.keras_layers import NameAllocator
 from transforms.graph.training.metrics import check_metric_runs, reset_replacements
+from transforms.graph.training.optimizer_emulations import with_emulating_optimizers
 from transforms.graph.sessions.reinit import check_initializer_runs
 from transforms.graph.writing.finish import finish_module
 from transforms.graph.writing.outside import outside_replacements
@@ -73,6 +74,7 @@ class GraphProgram(GraphResolver):
         rewriter.replacements.update(reset_replacements(block, init_sites, scanner.metrics.metrics, self))
         new_statements = assemble(block, definitions, rewriter.replacements, 2 if self.owner is self.module else 1)
         module = finish_module(self, new_statements, rewriter.replacements)
+        module = with_emulating_optimizers(self, module, scanner.state.training.emulated)
         module = checkpoints.finish(module) if checkpoints else module
         run_sites = [(site.call, f.name) for f in functions for site in f.sites]
         return module, sorted(run_sites, key=lambda pair: self.line(pair[0]))

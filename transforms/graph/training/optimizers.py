@@ -1,5 +1,6 @@
 """TF1 training pieces -> TF2: `tf.train.*Optimizer` -> Keras 3 optimizer (hyper-parameters renamed,
-TF1 defaults kept where Keras differs), `tf.train.*_decay` -> Keras learning-rate schedule (stepped by
+TF1 defaults kept where Keras differs; where no Keras optimizer updates as TF1 did, a class written
+into the file that runs TF1's kernels, see tf1_optimizer_classes.py), `tf.train.*_decay` -> Keras learning-rate schedule (stepped by
 `optimizer.iterations`, which equals the TF1 global step when only this optimizer increments it),
 and `optimizer.minimize(loss, global_step=..., var_list=...)` read into a TrainOp."""
 from __future__ import annotations
@@ -35,21 +36,30 @@ def learning_rate_argument(call: cst.Call, tf_name: str) -> cst.BaseExpression |
     return bind_arguments(call, entry["signature"], tf_name).get("learning_rate")
 
 
-def convert_optimizer(call: cst.Call, tf_name: str, schedules: set[str], fed_rate: bool = False) -> str:
-    """The Keras optimizer for a TF1 optimizer call. `schedules`: names bound to converted schedules;
-    `fed_rate`: the rate is fed each step (the optimizer starts at 0.0 and the step sets it)."""
+def convert_optimizer(call: cst.Call, tf_name: str, schedules: set[str], fed_rate: bool = False) -> tuple[str, str | None]:
+    """The Keras optimizer for a TF1 optimizer call, and the TF1-emulating class it constructs (None
+    for a stock Keras optimizer). `schedules`: names bound to converted schedules; `fed_rate`: the
+    rate is fed each step (the optimizer starts at 0.0 and the step sets it)."""
     entry = table("optimizers")["optimizers"][tf_name]
-    arguments, bound = _keras_arguments(call, tf_name, entry)
-    rate = bound.get("learning_rate")
+    rate = learning_rate_argument(call, tf_name)
     if rate is None and "learning_rate" not in entry["defaults"]:
         raise Refusal(call, f"{tf_name} without a learning rate")
     varying = fed_rate or (isinstance(rate, cst.Name) and rate.value in schedules)
-    if "constant_learning_rate" in entry and varying:
-        raise Refusal(call, f"{tf_name} with a varying learning rate is not converted: "
-                            f"{entry['constant_learning_rate']}")
+    emulation = entry.get("emulation") or (entry.get("varying_rate_emulation") if varying else None)
+    if emulation:
+        arguments, constructor = _tf1_arguments(call, tf_name, entry), emulation
+    else:
+        arguments, constructor = _keras_arguments(call, tf_name, entry)[0], f"tf.keras.optimizers.{entry['keras']}"
     if fed_rate:
         arguments = ["learning_rate=0.0" if a.startswith("learning_rate=") else a for a in arguments]
-    return f"tf.keras.optimizers.{entry['keras']}({', '.join(arguments)})"
+    return f"{constructor}({', '.join(arguments)})", emulation
+
+
+def _tf1_arguments(call: cst.Call, tf_name: str, entry: dict) -> list[str]:
+    """The call's arguments by their TF1 keywords: an emulating class takes TF1's parameters and defaults."""
+    bound = bind_arguments(call, entry["signature"], tf_name)
+    return [f"{parameter}={code(bound[parameter])}" for parameter in entry["signature"]
+            if parameter in bound and parameter not in entry["drop"]]
 
 
 def convert_schedule(call: cst.Call, tf_name: str) -> tuple[str, cst.BaseExpression]:

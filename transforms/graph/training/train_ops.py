@@ -21,6 +21,7 @@ class TrainOpConverter:
         self.optimizer_schedules: dict[str, str | None] = {}
         self.minimized: set[str] = set()
         self.fed_rates: dict[str, tuple[cst.BaseExpression, set[str]]] = {}  # optimizer -> (rate, its reads)
+        self.emulated: dict[str, tuple[cst.Call, str, str]] = {}  # optimizer -> (TF1 call, TF1 name, class)
 
     @property
     def block(self):
@@ -42,7 +43,10 @@ class TrainOpConverter:
                 self.fed_rates[name] = (rate, facts.reads)
         schedules = [n for n in analyzer.analyze_arguments(call).reads if self.scanner.kinds[n] is Kind.SCHEDULE]
         self.optimizer_schedules[name] = schedules[0] if schedules else None
-        return convert_optimizer(call, tf_name, set(self.block.schedules), name in self.fed_rates)
+        converted, emulation = convert_optimizer(call, tf_name, set(self.block.schedules), name in self.fed_rates)
+        if emulation:
+            self.emulated[name] = (call, tf_name, emulation)
+        return converted
 
     def train_op(self, item: Item, name: str, call: cst.Call) -> None:
         """`name = optimizer.minimize(...)`: a TrainOp, its optimizer converted when created inline."""
