@@ -225,7 +225,7 @@ def test_tf_assign_functions_become_the_variable_methods_with_their_keywords():
     ("refuse_assign_fetched_beside_its_variable", "'w' is fetched in the same session run as its assignment 'shrink'"),
     ("refuse_assign_reads_trained_variable", "'copy_weights' runs in the same session run as train op 'train_op', "
                                              "which updates 'w'"),
-    ("refuse_assign_in_comprehension", "tf.assign is converted only as a statement of its own"),
+    ("refuse_assign_in_comprehension", "tf.assign: assignments are converted only as graph statements of their own"),
 ])
 def test_assignments_that_cannot_keep_their_tf1_order_are_refused_with_the_reason(case: str, reason: str):
     _, findings, _ = convert((FIXTURES / f"{case}.in.py").read_text())
@@ -233,8 +233,8 @@ def test_assignments_that_cannot_keep_their_tf1_order_are_refused_with_the_reaso
 
 
 @pytest.mark.parametrize("statement, reason", [
-    ("halved = tf.assign(w, w * 0.5) * 2.0", "tf.assign is converted only as a statement of its own"),
-    ("both = tf.assign(w, w * 0.5) + w", "tf.assign is converted only as a statement of its own"),
+    ("halved = tf.assign(w, w * 0.5) * 2.0", "tf.assign: assignments are converted only as graph statements"),
+    ("both = tf.assign(w, w * 0.5) + w", "tf.assign: assignments are converted only as graph statements"),
     ("loose = tf.assign(w, w * 0.5, validate_shape=False)", "other than (ref, value, use_locking, name)"),
 ])
 def test_assignments_in_other_shapes_are_refused(statement: str, reason: str):

@@ -21,9 +21,10 @@ ASSIGN_METHODS = ("assign", "assign_add", "assign_sub")
 _KEPT_KEYWORDS = ("use_locking", "name")  # same meaning for the tf.assign* functions and the methods
 
 
-def assignment_outside_statement(what: str) -> str:
-    return (f"{what} is converted only as a statement of its own on a variable bound to a name "
-            f"(`update = tf.assign(variable, value)`)")
+def assignment_outside_statement(what: str, in_function: bool = False) -> str:
+    where = " inside a function definition" if in_function else ""
+    return (f"{what}{where}: assignments are converted only as graph statements of their own on a variable "
+            f"bound to a name (`update = tf.assign(variable, value)`)")
 
 
 class AssignReader:

@@ -113,7 +113,7 @@ class ExprAnalyzer(SiteRecognizer):
             self.variable_lists[id(node)] = node
             return
         if category is Category.ASSIGN:
-            raise Refusal(node, assignment_outside_statement(name))
+            raise Refusal(node, assignment_outside_statement(name, in_function=self.lenient))
         if category in (Category.UNSUPPORTED, Category.REFUSED_OPTIMIZER):
             raise Refusal(node, f"{name}: {reason} is not modelled" if category is Category.UNSUPPORTED
                           else f"{name} is not converted: {reason}")
