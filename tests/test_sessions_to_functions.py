@@ -193,3 +193,73 @@ def test_a_tower_built_twice_under_variable_scope_reuse_becomes_one_module():
     assert code.count("Tower()") == 1 and "reuse=" not in code.split("class Tower")[1]
     assert 'name="w"' in code and 'tf.name_scope("tower")' in code  # still tower/layer1/w
     assert "float(len([tower_module.w1, tower_module.b1, tower_module.w2]))" in code
+
+
+def _assignments_by_function(code: str) -> dict[str, set[str]]:
+    """Step function name -> the `variable.method` assignments its body makes."""
+    found = {}
+    for node in cst.parse_module(code).body:
+        if isinstance(node, cst.FunctionDef):
+            calls = [n for n in _walk(node) if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute)
+                     and n.func.attr.value in ("assign", "assign_add", "assign_sub")]
+            found[node.name.value] = {f"{c.func.value.value}.{c.func.attr.value}" for c in calls}
+    return found
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def test_an_assignment_runs_only_in_the_functions_of_the_runs_that_need_it():
+    code, findings, run_sites = convert((FIXTURES / "assign_not_run_by_other_sites.in.py").read_text())
+    assert not [f for f in findings if not f.fixed]
+    by_site = dict(run_sites)
+    assignments = _assignments_by_function(code)
+    assert assignments[by_site[14]] == set()  # y alone: no assignment
+    assert assignments[by_site[15]] == {"calls.assign_add"}  # fetched beside y
+    assert assignments[by_site[16]] == {"w.assign_sub"}  # `doubled` reads the assignment's value
+    assert assignments[by_site[17]] == set()
+    assert "tf.zeros([2, 1])" not in code  # reset_w is built but never run
+
+
+def test_tf_assign_functions_become_the_variable_methods_with_their_keywords():
+    source = GRAPH + ("step = tf.Variable(0, trainable=False)\n"
+                      "bump = tf.assign_add(step, 2, use_locking=True)\n"
+                      "clip = w.assign(tf.clip_by_value(w, -0.01, 0.01))\n"
+                      "print(sess.run(bump))\nprint(sess.run(clip))\n")
+    code, findings, _ = convert(source)
+    assert not [f for f in findings if not f.fixed], findings
+    assert "bump = step.assign_add(2, use_locking=True)" in code
+    assert "clip = w.assign(tf.clip_by_value(w, -0.01, 0.01))" in code
+    assert "tf.assign" not in code
+
+
+@pytest.mark.parametrize("case, reason", [
+    ("refuse_assign_fetched_beside_its_variable", "'w' is fetched in the same session run as its assignment 'shrink'"),
+    ("refuse_assign_reads_trained_variable", "'copy_weights' runs in the same session run as train op 'train_op', "
+                                             "which updates 'w'"),
+    ("refuse_assign_in_comprehension", "tf.assign: assignments are converted only as graph statements of their own"),
+])
+def test_assignments_that_cannot_keep_their_tf1_order_are_refused_with_the_reason(case: str, reason: str):
+    _, findings, _ = convert((FIXTURES / f"{case}.in.py").read_text())
+    assert [f.fixed for f in findings] == [False] and reason in findings[0].message
+
+
+@pytest.mark.parametrize("statement, reason", [
+    ("halved = tf.assign(w, w * 0.5) * 2.0", "tf.assign: assignments are converted only as graph statements"),
+    ("both = tf.assign(w, w * 0.5) + w", "tf.assign: assignments are converted only as graph statements"),
+    ("loose = tf.assign(w, w * 0.5, validate_shape=False)", "other than (ref, value, use_locking, name)"),
+])
+def test_assignments_in_other_shapes_are_refused(statement: str, reason: str):
+    _, findings, _ = convert(GRAPH + statement + "\nprint(sess.run(" + statement.split(" = ")[0] + "))\n")
+    assert [f.fixed for f in findings] == [False] and reason in findings[0].message
+
+
+def test_a_value_reading_the_variable_beside_its_assignment_is_refused():
+    source = GRAPH + ("shrink = tf.assign(w, w * 0.5)\nout = tf.matmul(x, w)\n"
+                      "print(sess.run([shrink, out], {x: [[1.0, 2.0]]}))\n")
+    _, findings, _ = convert(source)
+    assert [f.fixed for f in findings] == [False]
+    assert "'out' reads 'w' in the same session run as its assignment 'shrink'" in findings[0].message

@@ -20,6 +20,7 @@ from transforms.common.tables import DATA_DIR
 class Category(Enum):
     PLACEHOLDER = "placeholder"
     VARIABLE = "variable"
+    ASSIGN = "variable assignment op"
     GLOBAL_STEP = "global step"
     SESSION = "session"
     INIT_OP = "initializer op"
@@ -73,6 +74,7 @@ def _in(name: str, entries) -> bool:
 _NAMED_CATEGORIES = (
     ("placeholders", Category.PLACEHOLDER),
     ("variables", Category.VARIABLE),
+    ("assign_ops", Category.ASSIGN),
     ("global_step", Category.GLOBAL_STEP),
     ("sessions", Category.SESSION),
     ("init_ops", Category.INIT_OP),
@@ -129,6 +131,11 @@ def categorize(name: str) -> tuple[Category, str]:
 def summary_kind(name: str) -> str:
     """'scalar', 'histogram', 'image' or 'text' for a v1 summary op (its tf.summary v2 counterpart)."""
     return table("graph_api")["summary_ops"][name]
+
+
+def assign_method(name: str) -> str:
+    """The variable method a TF1 assignment op becomes: 'assign', 'assign_add' or 'assign_sub'."""
+    return table("graph_api")["assign_ops"][name]
 
 
 def rnn_cell_kind(name: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from transforms.graph.analysis.assigns import check_assignment_order
 from transforms.graph.writing.assemble import assemble
 from transforms.graph.sessions.callsites import CallSiteRewriter
 from transforms.graph.outputs.checkpoint_code import CheckpointCode
@@ -52,6 +53,7 @@ class GraphProgram(GraphResolver):
         regularization_aliases(block, scanner, functions)
         self._gather(functions)
         check_placement(functions, self)
+        check_assignment_order(functions, block, planner)
         check_metric_runs(functions, scanner.metrics.metrics)
         check_batch_norm(functions, scanner.layer_uses)
         rewriter = CallSiteRewriter(self)

@@ -6,6 +6,7 @@ import libcst as cst
 
 from transforms.common.graph_symbols import Category
 from transforms.graph.inputs.datasets import DatasetReader
+from transforms.graph.analysis.assigns import ASSIGN_METHODS, assignment_outside_statement
 from transforms.graph.analysis.model import Kind
 from transforms.graph.analysis.recognize import ExprFacts, Resolver, SiteRecognizer
 from transforms.common.syntax import Refusal, children, code
@@ -111,6 +112,8 @@ class ExprAnalyzer(SiteRecognizer):
         if name == "tf.trainable_variables":
             self.variable_lists[id(node)] = node
             return
+        if category is Category.ASSIGN:
+            raise Refusal(node, assignment_outside_statement(name, in_function=self.lenient))
         if category in (Category.UNSUPPORTED, Category.REFUSED_OPTIMIZER):
             raise Refusal(node, f"{name}: {reason} is not modelled" if category is Category.UNSUPPORTED
                           else f"{name} is not converted: {reason}")
@@ -164,6 +167,8 @@ class ExprAnalyzer(SiteRecognizer):
 
     def _visit_plain_call(self, node: cst.Call, facts: ExprFacts) -> None:
         func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ASSIGN_METHODS:
+            self._refuse_variable_method(node)
         if isinstance(func, cst.Name) and func.value in self.helpers and self.resolver.is_block_reference(func):
             facts.helper_calls.add(func.value)
             facts.helper_call_nodes.append(node)
@@ -177,6 +182,15 @@ class ExprAnalyzer(SiteRecognizer):
         if inner.reads or inner.builds_ops:
             raise Refusal(node, f"graph values flow into '{code(func)}', which is not a TensorFlow op")
         _merge(facts, inner)
+
+    def _refuse_variable_method(self, node: cst.Call) -> None:
+        """`variable.assign(value)` anywhere but as a graph statement of its own (see analysis/assigns.py)."""
+        inner = ExprFacts()
+        self._visit(node.func.value, inner)
+        for arg in node.args:
+            self._visit(arg.value, inner)
+        if inner.reads or inner.builds_ops:
+            raise Refusal(node, assignment_outside_statement(f"'{code(node.func)}'"))
 
 
 def _merge(target: ExprFacts, source: ExprFacts) -> None:

@@ -126,6 +126,7 @@ class GraphBlock:
     aliases: dict[str, str] = field(default_factory=dict)  # state name rebound -> the name it now has
     summaries: set[str] = field(default_factory=set)  # graph names holding {tag: value} dicts (summary ops)
     member_aliases: dict[int, str] = field(default_factory=dict)  # id of `state.h` / `outputs[-1]` -> its code
+    assigns: dict[int, str] = field(default_factory=dict)  # item index of a variable assignment -> the variable
 
     def kind(self, name: str) -> Kind:
         return self.kinds.get(name, Kind.PYTHON)

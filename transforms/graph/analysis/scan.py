@@ -7,6 +7,7 @@ import libcst as cst
 
 from transforms.common.graph_symbols import Category
 from transforms.graph.outputs.checkpoints import Checkpoints
+from transforms.graph.analysis.assigns import AssignReader
 from transforms.graph.analysis.exprs import ExprAnalyzer
 from transforms.graph.analysis.recognize import Resolver
 from transforms.graph.analysis.flatten import Flattener
@@ -38,6 +39,7 @@ class GraphScanner:
         self.summaries = SummaryConverter(self)
         self.queues = QueueReader(self)
         self.rnn = RnnConverter(self)
+        self.assigns = AssignReader(self)
         self.run_calls: list[tuple[int, cst.Call]] = []
         self.session_closes: list[cst.Call] = []
         self.feed_dicts: list[cst.Assign] = []
@@ -134,7 +136,7 @@ class GraphScanner:
         value = self._inline_iterator(item, value)
         if self.summaries.assign(item, target, value) or self.queues.assign(item, target, value):
             return
-        if self._rnn(item, target, value):
+        if self._rnn(item, target, value) or self.assigns.convert(item, target, value):
             return
         if isinstance(target, cst.Name):
             name = state_name(self.kinds, self.names, item, target.value)

@@ -78,8 +78,18 @@ class Planner:
         return indices[-1] if indices else None
 
     def _slice(self, roots: set[str]) -> list[int]:
+        return self._walk_back([(name, None) for name in roots])
+
+    def upstream(self, index: int) -> set[int]:
+        """The graph statements statement `index` reads through (its backward slice, itself excluded)."""
+        return set(self._walk_back([(name, index) for name in self.block.items[index].reads]))
+
+    def reads_of(self, index: int) -> set[str]:
+        """The block names a statement reads, directly or inside the helpers it calls."""
+        return set(self.block.items[index].reads) | self.helper_state.get(index, set())
+
+    def _walk_back(self, pending: list[tuple[str, int | None]]) -> list[int]:
         chosen: set[int] = set()
-        pending = [(name, None) for name in roots]
         while pending:
             name, before = pending.pop()
             if self.block.kind(name) not in (Kind.TENSOR, Kind.TRAIN_OP, Kind.PLACEHOLDER):
