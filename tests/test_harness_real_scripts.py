@@ -381,7 +381,7 @@ def judged(legacy_sites, migrated_sites, site_map, lines=None, rewritten=frozens
     from migrate.harness.tolerance import Tolerance
 
     def side(sites):
-        return SimpleNamespace(data=SimpleNamespace(sites=sites, result={"variables": []}), stdout="")
+        return SimpleNamespace(data=SimpleNamespace(sites=sites, result={"variables": []}), stdout="", out_dir="")
 
     prepared = Prepared("m.py", None, site_map, lines or {}, rewritten=rewritten)
     return compare_runs(empty_report(Program("p.py", "/p.py")), prepared, side(legacy_sites), side(migrated_sites),

@@ -75,8 +75,8 @@ def compare_final_weights(given: FinalWeightsInput, tolerance: Tolerance, random
 
 
 def _not_comparable(given: FinalWeightsInput) -> str | None:
-    if not (os.path.isfile(os.path.join(given.legacy_dir, FILE_NAME))
-            and os.path.isfile(os.path.join(given.migrated_dir, FILE_NAME))):
+    if not all(folder and os.path.isfile(os.path.join(folder, FILE_NAME))
+               for folder in (given.legacy_dir, given.migrated_dir)):
         return "no final weights were read on one side (none captured, or none loaded one for one)"
     if given.sessions_run != 1:
         return f"the legacy program ran its calls in {given.sessions_run} sessions"

@@ -7,7 +7,9 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider, ScopeProvider
 
 from transforms.common.graph_symbols import Category, categorize
+from transforms.common.qualnames import canonical_tf_name
 from transforms.common.syntax import Refusal, walk
+from transforms.common.tables import symbol_table
 
 
 class GraphResolver:
@@ -19,7 +21,11 @@ class GraphResolver:
         self.session_targets: set[int] = set()  # the names the program's session is bound to
 
     def tf_name(self, node: cst.CSTNode) -> str | None:
-        return self.transform.tf_name(node)
+        """The canonical TF name of `node`; a tf.contrib name that re-exported a core object
+        (`tf.contrib.rnn.GRUCell`) is that object's core name, converted as the core one is."""
+        name = self.transform.tf_name(node)
+        core = symbol_table().contrib_reexports.get(name) if name else None
+        return canonical_tf_name("tensorflow" + core[len("tf"):]) if core else name
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.transform.get_metadata(ParentNodeProvider, node, None)

@@ -105,17 +105,21 @@ class FunctionWriter:
     def _returned(self, fetch: Fetch, constants: dict[str, str]) -> str | None:
         if fetch.shape == "op":
             return None
-        return _render(fetch, constants, self.train_op_values)
+        return _render(fetch, constants, self.train_op_values, self.block.member_aliases)
 
 
-def _render(fetch: Fetch, constants: dict[str, str], train_op_values: dict[str, str]) -> str:
+def _render(fetch: Fetch, constants: dict[str, str], train_op_values: dict[str, str],
+            member_aliases: dict[int, str]) -> str:
     if fetch.shape == "op":
         return "None"
     if fetch.shape == "loss":
         return train_op_values[fetch.node.value]
     if fetch.shape in ("tensor", "summary"):
-        return code(replace_nodes(fetch.node, _constant_replacements(fetch.node, constants)))
-    parts = [_render(child, constants, train_op_values) for child in fetch.children]
+        replacements = _constant_replacements(fetch.node, constants)
+        replacements.update({key: (lambda _, text=text: cst.parse_expression(text))
+                             for key, text in member_aliases.items()})
+        return code(replace_nodes(fetch.node, replacements))
+    parts = [_render(child, constants, train_op_values, member_aliases) for child in fetch.children]
     if fetch.shape == "dict":
         return "{" + ", ".join(f"{code(key)}: {part}" for key, part in zip(fetch.keys, parts)) + "}"
     if fetch.shape == "tuple":
