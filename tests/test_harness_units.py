@@ -609,3 +609,13 @@ def test_final_weights_are_skipped_where_they_would_not_describe_the_same_point(
         given = _final_weights_input(folder, arrays, arrays, sessions_run, counts_agree)
         weights, note = compare_final_weights(given, Tolerance(), False, {})
         assert weights == [] and expected in note
+
+
+def test_final_weights_of_a_mixed_precision_run_are_advisory(tmp_path):
+    from migrate.harness.final_weights import compare_final_weights
+
+    ones = np.ones([4, 2], np.float32)
+    given = _final_weights_input(tmp_path, {"w0": ones, "w2": ones}, {"w0": ones, "w2": ones * 1.2})
+    weights, _ = compare_final_weights(given, Tolerance(), False, {}, mixed_precision="mixed_float16")
+    assert [item.status for item in weights] == ["advisory-match", "advisory-mismatch"]
+    assert "mixed_float16" in weights[1].advisory_reason

@@ -12,7 +12,9 @@ Final weights are compared only where they describe the same point of both runs:
 ran its recorded calls in one session, and every paired run site was called as often on both sides
 (a program stopped after a different number of steps would differ for that reason alone).
 A variable is compared as advisory, reported but never deciding the verdict, when randomness that
-was not reproduced changed the state, or when unordered writes left it unsettled (ordering.py).
+was not reproduced changed the state, when unordered writes left it unsettled (ordering.py), or when
+the migrated program trained in mixed precision: float16 / bfloat16 gradients move every weight a
+little differently at each step, by design, and its run sites' values are the judge of that.
 """
 from __future__ import annotations
 
@@ -52,7 +54,7 @@ class FinalWeightsInput:
 
 
 def compare_final_weights(given: FinalWeightsInput, tolerance: Tolerance, randomness_advisory: bool,
-                          unsettled: dict) -> tuple[list[FinalWeight], str | None]:
+                          unsettled: dict, mixed_precision: str | None = None) -> tuple[list[FinalWeight], str | None]:
     """The comparisons, and a note saying why none were made (None when some were)."""
     reason = _not_comparable(given)
     if reason is not None:
@@ -66,7 +68,7 @@ def compare_final_weights(given: FinalWeightsInput, tolerance: Tolerance, random
         if not entry.get("trainable") or key not in legacy or key not in migrated:
             continue
         errors = compare_leaf(legacy[key], migrated[key], atol, rtol, normwise=normwise)
-        advisory = _advisory_reason(name, randomness_advisory, unsettled)
+        advisory = _advisory_reason(name, randomness_advisory, unsettled, mixed_precision)
         status = ("advisory-" if advisory else "") + ("match" if errors.close else "mismatch")
         compared.append(FinalWeight(name, status, errors.max_abs, errors.max_rel, errors.problem, advisory))
     if not compared:
@@ -85,11 +87,13 @@ def _not_comparable(given: FinalWeightsInput) -> str | None:
     return None
 
 
-def _advisory_reason(name: str, randomness_advisory: bool, unsettled: dict) -> str | None:
+def _advisory_reason(name: str, randomness_advisory: bool, unsettled: dict, mixed_precision: str | None) -> str | None:
     if f"{name}:0" in unsettled or name in unsettled:
         return "unordered writes in the legacy program left this variable unsettled"
     if randomness_advisory:
         return "random ops changed the state and their draws were not reproduced"
+    if mixed_precision:
+        return f"the migrated program trained in mixed precision ({mixed_precision})"
     return None
 
 

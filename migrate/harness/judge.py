@@ -157,7 +157,9 @@ def _final_weights(legacy: SideRun, migrated: SideRun, report: dict, tolerance: 
         training_calls=sum(1 for number in training if final_sequence is None or number < final_sequence),
         call_counts_agree=all(site["legacy_calls"] == site["migrated_calls"] for site in report["sites"]
                               if site["migrated"] is not None))
-    weights, note = final_weights.compare_final_weights(given, tolerance, randomness_advisory, unsettled)
+    policy = migrated.data.result.get("precision_policy")
+    mixed = policy if policy and policy.startswith("mixed") else None
+    weights, note = final_weights.compare_final_weights(given, tolerance, randomness_advisory, unsettled, mixed)
     return final_weights.summary(weights, note)
 
 
