@@ -619,3 +619,16 @@ def test_final_weights_of_a_mixed_precision_run_are_advisory(tmp_path):
     weights, _ = compare_final_weights(given, Tolerance(), False, {}, mixed_precision="mixed_float16")
     assert [item.status for item in weights] == ["advisory-match", "advisory-mismatch"]
     assert "mixed_float16" in weights[1].advisory_reason
+
+
+def test_final_weights_drawn_through_other_random_masks_deny_a_reproduction_claim():
+    from migrate.harness.final_weights import RANDOMNESS_REASON, FinalWeight
+    from migrate.harness.randomness import randomness_reproduced
+    from migrate.harness.result_lines import ResultComparison
+
+    accuracy = [ResultComparison("accuracy", 0.98, 0.98, "advisory-match", 0.0, 0.0)]
+    agreeing = [FinalWeight("w", "advisory-match", 0.0, 0.0, None, RANDOMNESS_REASON)]
+    differing = [FinalWeight("w", "advisory-mismatch", 0.3, 5.0, None, RANDOMNESS_REASON)]
+    assert randomness_reproduced([], accuracy, agreeing)
+    assert not randomness_reproduced([], accuracy, differing)
+    assert randomness_reproduced([], [], agreeing)

@@ -26,6 +26,7 @@ import numpy as np
 from migrate.harness.tolerance import Tolerance, compare_leaf
 
 FILE_NAME = "final_weights.npz"
+RANDOMNESS_REASON = "random ops changed the state and their draws were not reproduced"
 
 
 @dataclass
@@ -91,7 +92,7 @@ def _advisory_reason(name: str, randomness_advisory: bool, unsettled: dict, mixe
     if f"{name}:0" in unsettled or name in unsettled:
         return "unordered writes in the legacy program left this variable unsettled"
     if randomness_advisory:
-        return "random ops changed the state and their draws were not reproduced"
+        return RANDOMNESS_REASON
     if mixed_precision:
         return f"the migrated program trained in mixed precision ({mixed_precision})"
     return None

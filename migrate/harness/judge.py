@@ -76,18 +76,19 @@ def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: Si
     judged = Judged(streams, tolerance, taint, training, races)
     sites = judged.sites(reproduced=False)
     results = compare_results(parse_results(legacy.stdout), parse_results(migrated.stdout), tolerance, after_taint)
-    if randomness_reproduced(sites, results):
+    weighing = _final_weighing(legacy, migrated, tolerance, training, races.unsettled, sites)
+    weights = weighing(randomness_advisory=taint.taint_sequence is not None)
+    if randomness_reproduced(sites, results, weights[0]):
         sites = judged.sites(reproduced=True)
         results = compare_results(parse_results(legacy.stdout), parse_results(migrated.stdout), tolerance,
                                   lambda key: False)
+        weights = weighing(randomness_advisory=False)
         report["randomness"].update(reproduced=True, note=REPRODUCED_NOTE)
     report["sites"] = [site.to_dict() for site in sites]
     paired = {pair.migrated_key for pair in pairs}
     report["unpaired_migrated"] = sorted(key for key in migrated_sites if key not in paired)
     report["results"] = [item.to_dict() for item in results]
-    report["final_weights"] = _final_weights(legacy, migrated, report, tolerance, training,
-                                             randomness_advisory=taint.taint_sequence is not None and
-                                             not report["randomness"].get("reproduced"), unsettled=races.unsettled)
+    report["final_weights"] = final_weights.summary(*weights)
     report["tests"] = [item.to_dict() for item in outcomes.compare_tests(
         legacy.data.result.get("tests"), migrated.data.result.get("tests"))]
     report["notes"] += outcomes.notes(report["tests"])
@@ -148,19 +149,20 @@ class Judged:
         return compared
 
 
-def _final_weights(legacy: SideRun, migrated: SideRun, report: dict, tolerance: Tolerance, training: tuple,
-                   randomness_advisory: bool, unsettled: dict) -> dict:
+def _final_weighing(legacy: SideRun, migrated: SideRun, tolerance: Tolerance, training: tuple, unsettled: dict,
+                    sites: list):
+    """The final-weights comparison of the two runs, as a function of whether unreproduced
+    randomness makes it advisory: (comparisons, note why none were made)."""
     result = legacy.data.result
     final_sequence = result.get("final_sequence")
     given = final_weights.FinalWeightsInput(
         legacy.out_dir, migrated.out_dir, result.get("variables") or [], result.get("sessions_run") or 0,
         training_calls=sum(1 for number in training if final_sequence is None or number < final_sequence),
-        call_counts_agree=all(site["legacy_calls"] == site["migrated_calls"] for site in report["sites"]
-                              if site["migrated"] is not None))
+        call_counts_agree=all(site.legacy_calls == site.migrated_calls for site in sites if site.migrated is not None))
     policy = migrated.data.result.get("precision_policy")
     mixed = policy if policy and policy.startswith("mixed") else None
-    weights, note = final_weights.compare_final_weights(given, tolerance, randomness_advisory, unsettled, mixed)
-    return final_weights.summary(weights, note)
+    return lambda randomness_advisory: final_weights.compare_final_weights(given, tolerance, randomness_advisory,
+                                                                           unsettled, mixed)
 
 
 def _module_line_maps(report: dict, prepared: Prepared, legacy_sites: dict) -> dict:

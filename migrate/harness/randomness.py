@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from migrate.harness.final_weights import RANDOMNESS_REASON
 from migrate.harness.records import SiteData
 
 
@@ -57,14 +58,17 @@ def advisory_from(site: SiteData, finding: RandomnessFinding) -> int | None:
     return int(np.searchsorted(site.sequence, finding.taint_sequence, side="right"))
 
 
-def randomness_reproduced(sites: list, results: list) -> bool:
+def randomness_reproduced(sites: list, results: list, weights: list = ()) -> bool:
     """Whether the program's randomness was reproduced: some comparison was advisory through
-    randomness alone, and every such comparison (site fetches and RESULT lines) agreed. Agreement at
-    every step is evidence whatever made it possible (streams aligned, or randomness that did not
-    matter); a single disagreement leaves them all advisory, as it may be randomness or the migration."""
+    randomness alone, and every such comparison (site fetches, RESULT lines and final weights)
+    agreed. Agreement at every step is evidence whatever made it possible (streams aligned, or
+    randomness that did not matter); a single disagreement leaves them all advisory, as it may be
+    randomness or the migration. A coarse value (an accuracy) can agree while the weights trained
+    through other random draws do not: the final weights, where compared, keep such a claim honest."""
     fetches = [stats for site in sites for stats in site.fetches if stats.random_advisory]
     advisory_results = [item for item in results if item.status.startswith("advisory-")]
-    if not fetches and not advisory_results:
+    random_weights = [item for item in weights if item.advisory_reason == RANDOMNESS_REASON]
+    if not fetches and not advisory_results and not random_weights:
         return False
     return (not any(stats.random_failures for stats in fetches)
-            and all(item.status == "advisory-match" for item in advisory_results))
+            and all(item.status == "advisory-match" for item in advisory_results + random_weights))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from migrate.harness import judge
 from migrate.harness.launcher import SideRun, run_side
@@ -86,7 +86,38 @@ def verify_program(program: Program, settings: Settings, work_root: str | None =
     if prepared.problem:
         return judge.stop(report, "failed", prepared.problem)
     legacy = run_legacy(program, settings, work)
-    return verify_migrated(program, prepared, legacy, settings, work, report)
+    report = verify_migrated(program, prepared, legacy, settings, work, report)
+    if not _randomness_left_it_open(report, settings):
+        return report
+    return _verify_with_independent_randomness(program, prepared, settings, work, report)
+
+
+def _randomness_left_it_open(report: dict, settings: Settings) -> bool:
+    """Whether aligned random streams were tried, did not reproduce the program's randomness, and
+    left nothing strictly comparable."""
+    randomness = report.get("randomness") or {}
+    return (settings.aligned_randomness and report["verdict"] == "inconclusive"
+            and randomness.get("aligned") is False and not randomness.get("reproduced"))
+
+
+def _verify_with_independent_randomness(program: Program, prepared: Prepared, settings: Settings, work: str,
+                                        aligned: dict) -> dict:
+    """Both sides again, each with its own random streams, so that the legacy side can re-run its
+    random sites to prove which calls do not depend on the draws (a re-run would have shifted aligned
+    streams). Its verdict stands when it reaches one; otherwise the aligned attempt's report does."""
+    independent = replace(settings, aligned_randomness=False)
+    again = os.path.join(work, "independent")
+    os.makedirs(again)
+    report = judge.empty_report(program)
+    report["migration"] = aligned["migration"]
+    report = verify_migrated(program, prepared, run_legacy(program, independent, again), independent, again,
+                             report)
+    if report["verdict"] not in ("equivalent", "mismatch"):
+        return aligned
+    report["randomness"]["aligned_attempt"] = ("aligned random streams did not reproduce the program's "
+                                               "randomness and left nothing strictly comparable; judged with "
+                                               "each side's own streams and the legacy side's re-runs")
+    return report
 
 
 def verify_migrated(program: Program, prepared: Prepared, legacy: SideRun, settings: Settings, work: str,
