@@ -49,18 +49,27 @@ def mlp_legacy(tmp_path_factory):
     return run
 
 
-def verify_candidate(tmp_path, legacy_run, replacements):
-    """Verify a copy of mlp_tf2.py with `replacements` (old -> new, each present exactly once)."""
-    source = (CASES / "mlp_tf2.py").read_text()
+def verify_case_candidate(case, tmp_path, legacy_run, replacements=()):
+    """Verify a copy of harness case `<case>_tf2.py` with `replacements` (old -> new, each present
+    exactly once) against `<case>_legacy.py`; `legacy_run`: that program's legacy run, or None to
+    run it here."""
+    source = (CASES / f"{case}_tf2.py").read_text()
     for old, new in replacements:
         assert source.count(old) == 1, old
         source = source.replace(old, new)
-    candidate = tmp_path / "mlp_tf2.py"
+    candidate = tmp_path / f"{case}_tf2.py"
     candidate.write_text(source)
-    shutil.copy(CASES / "mlp_tf2.sites.json", tmp_path / "mlp_tf2.sites.json")
-    program = Program("mlp_legacy.py", str(CASES / "mlp_legacy.py"), str(candidate),
-                      str(tmp_path / "mlp_tf2.sites.json"))
+    sites = tmp_path / f"{case}_tf2.sites.json"
+    shutil.copy(CASES / sites.name, sites)
+    program = Program(f"{case}_legacy.py", str(CASES / f"{case}_legacy.py"), str(candidate), str(sites))
+    if legacy_run is None:
+        legacy_run = run_legacy(program, SETTINGS, str(tmp_path))
+        assert legacy_run.status == "ok", legacy_run.error
     return verify_migrated(program, prepare(program, str(tmp_path)), legacy_run, SETTINGS, str(tmp_path))
+
+
+def verify_candidate(tmp_path, legacy_run, replacements):
+    return verify_case_candidate("mlp", tmp_path, legacy_run, replacements)
 
 
 def train_site(report):
@@ -213,16 +222,7 @@ def noise_train_site(report: dict) -> dict:
 
 
 def verify_noise_candidate(tmp_path, legacy_run, replacements=()):
-    source = (CASES / "noise_tf2.py").read_text()
-    for old, new in replacements:
-        assert source.count(old) == 1, old
-        source = source.replace(old, new)
-    candidate = tmp_path / "noise_tf2.py"
-    candidate.write_text(source)
-    shutil.copy(CASES / "noise_tf2.sites.json", tmp_path / "noise_tf2.sites.json")
-    program = Program("noise_legacy.py", str(CASES / "noise_legacy.py"), str(candidate),
-                      str(tmp_path / "noise_tf2.sites.json"))
-    return verify_migrated(program, prepare(program, str(tmp_path)), legacy_run, SETTINGS, str(tmp_path))
+    return verify_case_candidate("noise", tmp_path, legacy_run, replacements)
 
 
 def test_randomness_inside_training_is_reproduced_and_compared_strictly(tmp_path, noise_legacy):
@@ -257,18 +257,7 @@ TRAIN_ONLY_LINE = 24  # train_only_legacy.py: sess.run(train_op, ...), the progr
 
 
 def verify_train_only(tmp_path, replacements=()):
-    source = (CASES / "train_only_tf2.py").read_text()
-    for old, new in replacements:
-        assert source.count(old) == 1, old
-        source = source.replace(old, new)
-    candidate = tmp_path / "train_only_tf2.py"
-    candidate.write_text(source)
-    shutil.copy(CASES / "train_only_tf2.sites.json", tmp_path / "train_only_tf2.sites.json")
-    program = Program("train_only_legacy.py", str(CASES / "train_only_legacy.py"), str(candidate),
-                      str(tmp_path / "train_only_tf2.sites.json"))
-    legacy = run_legacy(program, SETTINGS, str(tmp_path))
-    assert legacy.status == "ok", legacy.error
-    return verify_migrated(program, prepare(program, str(tmp_path)), legacy, SETTINGS, str(tmp_path))
+    return verify_case_candidate("train_only", tmp_path, None, replacements)
 
 
 def test_training_that_fetches_no_values_is_judged_by_its_final_weights(tmp_path):

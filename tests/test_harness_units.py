@@ -574,14 +574,15 @@ def test_string_tensors_are_recorded_and_compared_exactly(tmp_path):
 
 
 def _final_weights_input(tmp_path, legacy, migrated, sessions_run=1, counts_agree=True):
-    from migrate.harness.final_weights import FILE_NAME, FinalWeightsInput
+    from migrate.harness.final_weights import FILE_NAME, FinalWeightsInput, load
 
     for side, arrays in (("legacy", legacy), ("migrated", migrated)):
         (tmp_path / side).mkdir()
         np.savez(tmp_path / side / FILE_NAME, **arrays)
+    assert load(str(tmp_path / "absent")) is None
     manifest = [{"name": "w", "key": "w0", "trainable": True}, {"name": "step", "key": "w1", "trainable": False},
                 {"name": "d/w", "key": "w2", "trainable": True}]
-    return FinalWeightsInput(str(tmp_path / "legacy"), str(tmp_path / "migrated"), manifest, sessions_run,
+    return FinalWeightsInput(load(str(tmp_path / "legacy")), load(str(tmp_path / "migrated")), manifest, sessions_run,
                              training_calls=50, call_counts_agree=counts_agree)
 
 

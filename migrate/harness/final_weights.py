@@ -46,8 +46,8 @@ class FinalWeight:
 class FinalWeightsInput:
     """What the comparison needs from the two runs."""
 
-    legacy_dir: str
-    migrated_dir: str
+    legacy: dict | None  # key -> final value, as load() read them (None: no final weights)
+    migrated: dict | None
     manifest: list  # the legacy side's weight manifest: name, key, trainable
     sessions_run: int
     training_calls: int  # state-changing legacy calls before the final read
@@ -60,7 +60,7 @@ def compare_final_weights(given: FinalWeightsInput, tolerance: Tolerance, random
     reason = _not_comparable(given)
     if reason is not None:
         return [], reason
-    legacy, migrated = _load(given.legacy_dir), _load(given.migrated_dir)
+    legacy, migrated = given.legacy, given.migrated
     atol, rtol = tolerance.at_step(given.training_calls)
     normwise = tolerance.normwise_at(given.training_calls)
     compared = []
@@ -78,8 +78,7 @@ def compare_final_weights(given: FinalWeightsInput, tolerance: Tolerance, random
 
 
 def _not_comparable(given: FinalWeightsInput) -> str | None:
-    if not all(folder and os.path.isfile(os.path.join(folder, FILE_NAME))
-               for folder in (given.legacy_dir, given.migrated_dir)):
+    if given.legacy is None or given.migrated is None:
         return "no final weights were read on one side (none captured, or none loaded one for one)"
     if given.sessions_run != 1:
         return f"the legacy program ran its calls in {given.sessions_run} sessions"
@@ -98,8 +97,12 @@ def _advisory_reason(name: str, randomness_advisory: bool, unsettled: dict, mixe
     return None
 
 
-def _load(out_dir: str) -> dict:
-    with np.load(os.path.join(out_dir, FILE_NAME)) as data:
+def load(out_dir: str) -> dict | None:
+    """A side's final weights by key, or None when it wrote none."""
+    path = os.path.join(out_dir, FILE_NAME) if out_dir else ""
+    if not os.path.isfile(path):
+        return None
+    with np.load(path) as data:
         return {key: data[key] for key in data.files}
 
 

@@ -156,7 +156,8 @@ def _final_weighing(legacy: SideRun, migrated: SideRun, tolerance: Tolerance, tr
     result = legacy.data.result
     final_sequence = result.get("final_sequence")
     given = final_weights.FinalWeightsInput(
-        legacy.out_dir, migrated.out_dir, result.get("variables") or [], result.get("sessions_run") or 0,
+        final_weights.load(legacy.out_dir), final_weights.load(migrated.out_dir), result.get("variables") or [],
+        result.get("sessions_run") or 0,
         training_calls=sum(1 for number in training if final_sequence is None or number < final_sequence),
         call_counts_agree=all(site.legacy_calls == site.migrated_calls for site in sites if site.migrated is not None))
     policy = migrated.data.result.get("precision_policy")

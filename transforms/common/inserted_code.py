@@ -32,3 +32,21 @@ class _RenameTensorflow(cst.CSTTransformer):
 def with_tensorflow_alias(helper: cst.BaseStatement, alias: str) -> cst.BaseStatement:
     """The helpers are written with `tf`; a module importing TensorFlow as another name gets that."""
     return helper if alias == "tf" else helper.visit(_RenameTensorflow(alias))
+
+
+def insert_definitions(body: list[cst.BaseStatement], position: int,
+                       definitions: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+    """`body` with `definitions` (top-level functions or classes, and what goes with them) at
+    `position`, the two blank lines PEP 8 wants before the first one and before the code after them."""
+    if not definitions:
+        return body
+    body = list(body)
+    if position < len(body):
+        body[position] = after_blank_lines(body[position])
+    return body[:position] + [after_blank_lines(definitions[0]), *definitions[1:]] + body[position:]
+
+
+def parsed_definitions(sources: list[str], tensorflow_alias: str = "tf") -> list[cst.BaseStatement]:
+    """The statements of helper `sources` written with `tf`, under the module's TensorFlow alias."""
+    return [with_tensorflow_alias(statement, tensorflow_alias)
+            for source in sources for statement in cst.parse_module(source).body]

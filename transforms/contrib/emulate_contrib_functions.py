@@ -15,7 +15,7 @@ from libcst.metadata import PositionProvider, QualifiedNameProvider, ScopeProvid
 
 from transforms.base import TFTransform
 from transforms.common.imports import position_after_imports
-from transforms.common.inserted_code import after_blank_lines, with_tensorflow_alias
+from transforms.common.inserted_code import insert_definitions, parsed_definitions
 from transforms.common.qualnames import dotted_name, tensorflow_alias
 from transforms.common.syntax import Refusal, bind_arguments, code, leftmost_name, walk
 from transforms.contrib._tf1_emulations import BATCH_NORM, EMULATIONS, OPTIMIZER_CLASSES, Emulation
@@ -87,16 +87,9 @@ class EmulateContribFunctions(TFTransform):
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if not self.used:
             return updated
-        helpers = [statement for emulation in self.used.values()
-                   for statement in cst.parse_module(emulation.source).body]
-        helpers = [with_tensorflow_alias(helper, self.tf) for helper in helpers]
-        helpers[0] = after_blank_lines(helpers[0])
+        helpers = parsed_definitions([emulation.source for emulation in self.used.values()], self.tf)
         body = _without_imports(list(updated.body), self._dead_contrib_imports(original))
-        position = position_after_imports(body)
-        if position < len(body):
-            body[position] = after_blank_lines(body[position])
-        body[position:position] = helpers
-        return updated.with_changes(body=body)
+        return updated.with_changes(body=insert_definitions(body, position_after_imports(body), helpers))
 
     def _dead_contrib_imports(self, module: cst.Module) -> set[str]:
         """Names bound by `import tensorflow.contrib... as name` that only the replaced calls used:

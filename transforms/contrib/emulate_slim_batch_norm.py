@@ -20,7 +20,7 @@ from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from transforms.base import TFTransform
 from transforms.common.imports import position_after_imports
-from transforms.common.inserted_code import after_blank_lines, with_tensorflow_alias
+from transforms.common.inserted_code import insert_definitions, parsed_definitions
 from transforms.common.qualnames import dotted_name, tensorflow_alias
 from transforms.common.syntax import Refusal, arg_scope_listed, bind_arguments, code, walk
 from transforms.contrib._tf1_emulations import BATCH_NORM, SLIM_BATCH_NORM_SOURCE
@@ -86,15 +86,11 @@ class EmulateSlimBatchNorm(TFTransform):
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if not self.replaced:
             return updated
-        helpers = [with_tensorflow_alias(statement, self.tf)
-                   for statement in cst.parse_module(SLIM_BATCH_NORM_SOURCE).body]
-        helpers[0] = after_blank_lines(helpers[0])
         body = list(updated.body)
         position = _after_module_aliases(body, position_after_imports(body))
-        if position < len(body):
-            body[position] = after_blank_lines(body[position])
-        body[position:position] = [cst.parse_statement("import tf_slim\n"), *helpers]
-        return updated.with_changes(body=body)
+        body[position:position] = [cst.parse_statement("import tf_slim\n")]
+        helpers = parsed_definitions([SLIM_BATCH_NORM_SOURCE], self.tf)
+        return updated.with_changes(body=insert_definitions(body, position + 1, helpers))
 
 
 def _after_module_aliases(body: list[cst.BaseStatement], position: int) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from transforms.common.imports import position_after_imports
-from transforms.common.inserted_code import after_blank_lines
+from transforms.common.inserted_code import after_blank_lines, insert_definitions, parsed_definitions
 from transforms.common.syntax import Refusal, walk
 from transforms.graph.training.tf1_optimizer_classes import BASE_CLASS, CLASSES, class_sources
 
@@ -23,13 +23,9 @@ def with_emulating_optimizers(program, module: cst.Module, emulated: dict[str, t
     for call, tf_name, name in emulated.values():
         program.transform.report(call, f"{tf_name} -> {name}, a Keras optimizer defined in this file that runs "
                                  f"{CLASSES[name].what}: the same updates as TF1", fixed=True)
-    definitions = [statement for source in class_sources(classes) for statement in cst.parse_module(source).body]
-    definitions = [after_blank_lines(statement) for statement in definitions]
+    definitions = [after_blank_lines(statement) for statement in parsed_definitions(class_sources(classes))]
     body = list(module.body)
-    position = _after_tensorflow_import(body)
-    if position < len(body):
-        body[position] = after_blank_lines(body[position])
-    return module.with_changes(body=body[:position] + definitions + body[position:])
+    return module.with_changes(body=insert_definitions(body, _after_tensorflow_import(body), definitions))
 
 
 def _after_tensorflow_import(body: list[cst.BaseStatement]) -> int:
