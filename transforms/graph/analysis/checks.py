@@ -24,11 +24,16 @@ def check_bindings(block: GraphBlock, context_headers: list[cst.CSTNode], resolv
     allowed = {id(node) for item in block.items if not item.keeps_original for node in walk(item.node)}
     allowed |= {id(node) for header in context_headers for node in walk(header)}
     for name, kind in block.kinds.items():
-        if kind is Kind.PYTHON:
+        if kind is Kind.PYTHON or _is_unread_throwaway(name, resolver):
             continue
         for assignment in resolver.block_assignments(name):
             if id(assignment.node) not in allowed:
                 raise Refusal(assignment.node, f"'{name}' ({kind.value}) is also rebound by plain Python code")
+
+
+def _is_unread_throwaway(name: str, resolver) -> bool:
+    """`_` bound by graph code (`_, logits = P(z)`) and never read: plain Python may rebind it."""
+    return name == "_" and not any(assignment.references for assignment in resolver.block_assignments(name))
 
 
 def check_captures(block: GraphBlock, resolver) -> None:

@@ -53,6 +53,8 @@ class ExprAnalyzer(SiteRecognizer):
             self._visit(node.value, facts)  # not its keyword
         elif isinstance(node, cst.Param):
             return
+        elif isinstance(node, cst.AssignTarget):
+            self._visit_target(node.target, facts)
         elif isinstance(node, cst.Assign) and self.is_feed_dict(node):
             facts.feed_dicts.append(node)
             for element in node.value.elements:
@@ -60,6 +62,17 @@ class ExprAnalyzer(SiteRecognizer):
         else:
             for child in children(node):
                 self._visit(child, facts)
+
+    def _visit_target(self, target: cst.BaseExpression, facts: ExprFacts) -> None:
+        """An assignment target: binding the throwaway name `_` reads nothing, even where the
+        program also bound a graph value to it (`_, logits = P(z)` ... `X_mb, _ = next_batch(n)`)."""
+        if isinstance(target, cst.Name) and target.value == "_":
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._visit_target(element.value, facts)
+            return
+        self._visit(target, facts)
 
     def _visit_name(self, node: cst.Name, facts: ExprFacts) -> None:
         kind = self.kinds.get(node.value, Kind.PYTHON)

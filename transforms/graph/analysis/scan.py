@@ -117,9 +117,14 @@ class GraphScanner:
 
     def _lists_variables(self, value: cst.BaseExpression) -> bool:
         """`tf.trainable_variables(...)`, or a list / tuple display of names bound to variables
-        (`theta_D = [D_W1, D_W2, D_b1, D_b2]`): what minimize(var_list=...) may be given."""
+        (`theta_D = [D_W1, D_W2, D_b1, D_b2]`), or such lists concatenated (`theta_G1 + theta_G2`):
+        what minimize(var_list=...) may be given."""
         if isinstance(value, cst.Call):
             return self.analyzer.category(value.func)[0] == "tf.trainable_variables"
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+            return all(self._lists_variables(part) or (
+                isinstance(part, cst.Name) and part.value in self.analyzer.variable_list_names)
+                for part in (value.left, value.right))
         return isinstance(value, (cst.List, cst.Tuple)) and bool(value.elements) and all(
             isinstance(element.value, cst.Name) and self.kinds.get(element.value.value) is Kind.VARIABLE
             for element in value.elements)

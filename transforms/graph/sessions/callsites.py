@@ -95,9 +95,9 @@ class CallSiteRewriter:
             self.replacements[id(site.call)] = make_call
             return
         if assign is None or not pairs or (len(pairs) == 1 and pairs[0][1].children):
-            conversion = in_place_conversion(site.fetch, site.call)
             discarded = isinstance(self.resolver.parent(site.call), cst.Expr)  # nothing to convert for
-            if conversion is None or discarded or (
+            conversion = None if discarded else in_place_conversion(site.fetch, site.call)
+            if conversion is None or (
                     site.fetch.shape in VALUES and self._is_float_or_int_argument(site.call)):
                 self.replacements[id(site.call)] = make_call
             else:

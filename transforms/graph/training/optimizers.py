@@ -83,7 +83,7 @@ def read_minimize(call: cst.Call, name: str, optimizer: str) -> TrainOp:
     if step is not None and not isinstance(step, cst.Name):
         raise Refusal(step, "minimize(global_step=...) must name a variable")
     var_list = bound.get("var_list")
-    if var_list is not None and not (_is_name_list(var_list) or isinstance(var_list, cst.Name)):
+    if var_list is not None and not _is_variable_list(var_list):
         raise Refusal(var_list, "minimize(var_list=...) must be a list of variable names")
     unused = set(bound) - _MINIMIZE_IGNORED - {"loss", "global_step", "var_list"}
     if unused:
@@ -120,7 +120,7 @@ def read_create_train_op(call: cst.Call, name: str, optimizer: str, global_steps
     else:
         raise Refusal(step, "create_train_op(global_step=...) must name a variable")
     var_list = bound.get("variables_to_train")
-    if var_list is not None and not (_is_name_list(var_list) or isinstance(var_list, cst.Name)):
+    if var_list is not None and not _is_variable_list(var_list):
         raise Refusal(var_list, "create_train_op(variables_to_train=...) must be a list of variable names")
     clip = bound.get("clip_gradient_norm")
     if clip is not None and not is_literal(clip):
@@ -139,6 +139,19 @@ def create_train_op_call(value: cst.BaseExpression, category) -> cst.Call | None
 
 
 _CREATE_TRAIN_OPS = ("tf.contrib.slim.learning.create_train_op",)
+
+
+def _is_variable_list(node: cst.BaseExpression) -> bool:
+    """A list display of variable names, a name holding a list of variables, or lists of those
+    concatenated (`theta_G + theta_Q`): the train_ops reader checks what each name holds."""
+    return all(_is_name_list(part) or isinstance(part, cst.Name) for part in concatenated_lists(node))
+
+
+def concatenated_lists(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of `a + b + ...` in order (just `node` when it is not such a sum)."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        return [*concatenated_lists(node.left), *concatenated_lists(node.right)]
+    return [node]
 
 
 def _is_name_list(node: cst.BaseExpression) -> bool:

@@ -11,7 +11,8 @@ from transforms.common.graph_symbols import Category
 from transforms.graph.analysis.model import Item, Kind
 from transforms.graph.writing.renames import renamed_reads
 from transforms.common.syntax import Refusal, with_value
-from transforms.graph.training.optimizers import convert_optimizer, learning_rate_argument, read_create_train_op, read_minimize
+from transforms.graph.training.optimizers import (concatenated_lists, convert_optimizer, learning_rate_argument,
+                                                  read_create_train_op, read_minimize)
 
 
 class TrainOpConverter:
@@ -86,9 +87,10 @@ class TrainOpConverter:
         facts = self.scanner.analyzer.analyze(train_op.loss)
         if facts.layer_calls or facts.run_calls or not (facts.reads or facts.builds_ops):
             raise Refusal(train_op.loss, "training something that is not a plain graph tensor")
-        if isinstance(train_op.var_list, cst.Name) and \
-                train_op.var_list.value not in self.scanner.analyzer.variable_list_names:
-            raise Refusal(train_op.var_list, "minimize(var_list=<name>): the name must hold tf.trainable_variables(...)")
+        for part in concatenated_lists(train_op.var_list) if train_op.var_list is not None else ():
+            if isinstance(part, cst.Name) and part.value not in self.scanner.analyzer.variable_list_names:
+                raise Refusal(part, "minimize(var_list=<name>): the name must hold tf.trainable_variables(...) "
+                              "or a list of variables")
         var_list = self.scanner.analyzer.analyze(train_op.var_list).reads if train_op.var_list else set()
         if var_list & set(self.block.aliases):
             raise Refusal(train_op.var_list, "var_list names a variable whose name was reused")
