@@ -26,9 +26,20 @@ def check_bindings(block: GraphBlock, context_headers: list[cst.CSTNode], resolv
     for name, kind in block.kinds.items():
         if kind is Kind.PYTHON or _is_unread_throwaway(name, resolver):
             continue
-        for assignment in resolver.block_assignments(name):
-            if id(assignment.node) not in allowed:
-                raise Refusal(assignment.node, f"'{name}' ({kind.value}) is also rebound by plain Python code")
+        assignments = resolver.block_assignments(name)
+        graph_lines = [resolver.line(a.node) for a in assignments if id(a.node) in allowed]
+        for assignment in assignments:
+            if id(assignment.node) in allowed or _is_dead_store_before(assignment, graph_lines, resolver):
+                continue
+            raise Refusal(assignment.node, f"'{name}' ({kind.value}) is also rebound by plain Python code")
+
+
+def _is_dead_store_before(assignment, graph_lines: list[int], resolver) -> bool:
+    """A plain Python value bound before the graph binds the name and read nowhere above that
+    binding (`c = 0` left above `c = tf.placeholder(...)`): the graph binding replaces it unseen."""
+    if not graph_lines or resolver.line(assignment.node) >= min(graph_lines):
+        return False
+    return all(resolver.line(access.node) > min(graph_lines) for access in assignment.references)
 
 
 def _is_unread_throwaway(name: str, resolver) -> bool:
