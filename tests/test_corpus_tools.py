@@ -1,11 +1,13 @@
 """The corpus tools (benchmarks/corpus/) on a tiny mirror made here: no fetched code, no TensorFlow."""
 from __future__ import annotations
 
+import builtins
 import importlib
 import json
 import os
 import subprocess
 import sys
+import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -87,30 +89,62 @@ def test_materialise_writes_checked_files_and_names_problems(mirror: Path, tmp_p
     assert not outcome.ok
 
 
-def test_mnist_stand_in_has_the_original_shapes_and_batching(monkeypatch):
+@pytest.fixture
+def served_mnist(monkeypatch, tmp_path: Path) -> Path:
+    """MNIST's downloads served by the stand-in (restored afterwards); a folder to read them into."""
     monkeypatch.delenv(mnist.MAX_BATCHES_VARIABLE, raising=False)
-    data = mnist.read_data_sets("/nonexistent", one_hot=True)
-    assert data.train.images.shape == (1100, 784) and data.train.images.dtype == np.float32
-    assert data.train.labels.shape == (1100, 10) and data.validation.num_examples == 100
-    assert data.test.images.max() <= 1.0
-    again = mnist.read_data_sets("/elsewhere", one_hot=True)
+    monkeypatch.setattr(urllib.request, "urlretrieve", urllib.request.urlretrieve)
+    mnist.serve_downloads()
+    return tmp_path
+
+
+def test_mnist_stand_in_has_the_original_shapes_and_batching(served_mnist: Path):
+    data = mnist.read_data_sets(str(served_mnist / "MNIST_data"), one_hot=True)
+    assert sorted(os.listdir(served_mnist / "MNIST_data")) == sorted(mnist.FILE_NAMES)  # downloaded there
+    assert data.train.images.shape == (1000, 784) and data.train.images.dtype == np.float32
+    assert data.train.labels.shape == (1000, 10) and data.validation.num_examples == 5000
+    assert 0.0 <= data.test.images.min() and data.test.images.max() <= 1.0
+    again = mnist.read_data_sets(str(served_mnist / "elsewhere"), one_hot=True)
     np.testing.assert_array_equal(data.test.images, again.test.images)  # seeded: same data every time
-    np.random.seed(0)
     sizes = [len(data.train.next_batch(300)[0]) for _ in range(4)]  # wraps into the second epoch
     assert sizes == [300] * 4 and data.train.epochs_completed == 1
-    unflat = mnist.read_data_sets("x", reshape=False, validation_size=0)
-    assert unflat.train.images.shape == (1200, 28, 28, 1) and unflat.train.labels.dtype == np.uint8
+    unflat = mnist.read_data_sets(str(served_mnist / "MNIST_data"), reshape=False, validation_size=0)
+    assert unflat.train.images.shape == (6000, 28, 28, 1) and unflat.train.labels.dtype == np.uint8
 
 
-def test_batch_budget_ends_the_program_cleanly(monkeypatch):
+def test_mnist_stand_in_reseeds_numpy_as_the_original(served_mnist: Path, monkeypatch):
+    mnist.read_data_sets(str(served_mnist), seed=5)
+    assert np.random.rand() == np.random.RandomState(5).rand()
+    monkeypatch.setattr(np.random, "seed", np.random.seed)
+    mnist.fixed_entropy()
+    mnist.read_data_sets(str(served_mnist))  # no seed anywhere: the original re-seeded from the system
+    assert np.random.rand() == np.random.RandomState(mnist.ENTROPY_SEED).rand()
+
+
+def test_batch_budget_ends_the_program_cleanly(served_mnist: Path, monkeypatch):
     monkeypatch.setenv(mnist.MAX_BATCHES_VARIABLE, "2")
     monkeypatch.setattr(mnist.BatchBudget, "served", 0)
-    data = mnist.read_data_sets("x")
+    data = mnist.read_data_sets(str(served_mnist))
     data.train.next_batch(10)
     data.test.next_batch(10)
     with pytest.raises(SystemExit) as stop:
         data.train.next_batch(10)
     assert stop.value.code == 0
+
+
+def test_batch_budget_covers_the_migrated_loader_class(monkeypatch):
+    monkeypatch.setenv(mnist.MAX_BATCHES_VARIABLE, "1")
+    monkeypatch.setattr(mnist.BatchBudget, "served", 0)
+    monkeypatch.setattr(builtins, "__build_class__", builtins.__build_class__)
+    mnist.budget_migrated_loader()
+
+    class MnistDataSet:
+        def next_batch(self, batch_size):
+            return batch_size
+
+    assert MnistDataSet().next_batch(3) == 3
+    with pytest.raises(SystemExit):
+        MnistDataSet().next_batch(3)
 
 
 def test_alias_hook_serves_stand_in_modules_under_other_names(monkeypatch):

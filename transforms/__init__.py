@@ -1,5 +1,5 @@
 """The codemods, grouped in family packages by code: `api` (TFM1xx), `graph` (TFM2xx), `speed`
-(TFM3xx), `flags` (TFM4xx), `contrib` (TFM5xx); `common` holds what they share.
+(TFM3xx), `flags` (TFM4xx), `contrib` (TFM5xx), `datasets` (TFM6xx); `common` holds what they share.
 
 In a family package, every module whose name does not start with `_` is one transform and is
 registered: adding a transform is adding a file (plus its fixtures under

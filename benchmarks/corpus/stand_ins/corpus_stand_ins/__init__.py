@@ -30,12 +30,15 @@ class StandIn:
     description: str
     aliases: dict[str, str] = field(default_factory=dict)
     files: dict[str, Callable[[], str | bytes]] = field(default_factory=dict)  # path in the cwd -> content
+    setup: tuple[Callable[[], None], ...] = ()  # hooks installed at start (downloads served, ...)
 
 
 REGISTRY: dict[str, StandIn] = {
     "mnist": StandIn(
-        "synthetic MNIST behind tensorflow.examples.tutorials.mnist.input_data",
-        aliases={"tensorflow.examples.tutorials.mnist.input_data": "corpus_stand_ins.mnist"}),
+        "synthetic MNIST behind tensorflow.examples.tutorials.mnist.input_data and the downloads of its "
+        "loader (TF1's, or TFM601's copy in a migrated program)",
+        aliases={"tensorflow.examples.tutorials.mnist.input_data": "corpus_stand_ins.mnist"},
+        setup=(mnist.serve_downloads, mnist.fixed_entropy, mnist.budget_migrated_loader)),
     "mnist_idx": StandIn(
         "full-size synthetic MNIST as the original gzipped IDX files under data/mnist/",
         files={f"data/mnist/{name}": functools.partial(lambda name: mnist.idx_files()[name], name)
@@ -53,12 +56,14 @@ def unknown(names: list[str]) -> list[str]:
 
 
 def activate(names: list[str], cwd: str) -> None:
-    """Install the aliases and write the files of the named stand-ins (unknown names raise KeyError)."""
+    """Install the aliases and hooks and write the files of the named stand-ins (unknown names raise KeyError)."""
     aliases: dict[str, str] = {}
     for name in names:
         stand_in = REGISTRY[name]
         aliases.update(stand_in.aliases)
         write_files(stand_in.files, cwd)
+        for install in stand_in.setup:
+            install()
     if aliases:
         hook.install(aliases)
 
