@@ -21,6 +21,8 @@ class ExprAnalyzer(SiteRecognizer):
         self.checkpoints = None  # the scan's outputs.checkpoints.Checkpoints
         self.variable_lists: dict[int, cst.Call] = {}  # tf.trainable_variables() calls (transforms/graph/layers/variable_lists.py)
         self.variable_list_names: set[str] = set()  # names bound to one, at block level
+        self.variable_list_calls: dict[str, cst.Call] = {}  # name -> the tf.trainable_variables() bound to it
+        self.filtered_lists: dict[int, tuple[cst.ListComp, cst.Call, object]] = {}  # see variable_lists.py
         self.datasets = DatasetReader(self)
         self.summary_names: set[str] = set()  # graph names holding summary dicts (transforms/graph/outputs/summaries.py)
         self.valued_train_ops: set[str] = set()  # train ops whose run gives the loss (slim's create_train_op)

@@ -13,6 +13,7 @@ from transforms.graph.analysis.recognize import Resolver
 from transforms.graph.analysis.flatten import Flattener
 from transforms.graph.analysis.helper_calls import helper_layer_uses
 from transforms.graph.layers.keras_layers import LayerConverter, LayerUse, NameAllocator
+from transforms.graph.layers.variable_lists import name_filtered
 from transforms.graph.training.metrics import MetricConverter
 from transforms.graph.structure.modules import ModuleHelper
 from transforms.graph.analysis.model import GraphBlock, Item, Kind, Scopes
@@ -121,6 +122,8 @@ class GraphScanner:
         what minimize(var_list=...) may be given."""
         if isinstance(value, cst.Call):
             return self.analyzer.category(value.func)[0] == "tf.trainable_variables"
+        if isinstance(value, cst.ListComp):
+            return self._filtered_variable_list(value)
         if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
             return all(self._lists_variables(part) or (
                 isinstance(part, cst.Name) and part.value in self.analyzer.variable_list_names)
@@ -128,6 +131,22 @@ class GraphScanner:
         return isinstance(value, (cst.List, cst.Tuple)) and bool(value.elements) and all(
             isinstance(element.value, cst.Name) and self.kinds.get(element.value.value) is Kind.VARIABLE
             for element in value.elements)
+
+    def _filtered_variable_list(self, comprehension: cst.ListComp) -> bool:
+        """`[v for v in t_vars if 'd_' in v.name]` over tf.trainable_variables() (or a name bound to
+        it): registered to become the list TF1 selected (transforms/graph/layers/variable_lists.py)."""
+        filtered = name_filtered(comprehension)
+        if filtered is None:
+            return False
+        source, selects = filtered
+        if isinstance(source, cst.Name):
+            call = self.analyzer.variable_list_calls.get(source.value)
+        else:
+            call = source if self.analyzer.category(source.func)[0] == "tf.trainable_variables" else None
+        if call is None:
+            return False
+        self.analyzer.filtered_lists[id(comprehension)] = (comprehension, call, selects)
+        return True
 
     def _assign(self, item: Item, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         small = item.node.body[0]
@@ -138,6 +157,8 @@ class GraphScanner:
             return
         if isinstance(target, cst.Name) and self._lists_variables(value):
             self.analyzer.variable_list_names.add(target.value)  # may be a minimize(var_list=...)
+            if isinstance(value, cst.Call):
+                self.analyzer.variable_list_calls[target.value] = value
         value = self._inline_iterator(item, value)
         if self.summaries.assign(item, target, value) or self.queues.assign(item, target, value):
             return

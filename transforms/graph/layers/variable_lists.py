@@ -10,7 +10,11 @@ same order: variables by name, a tf.Module made from a function as its variable 
 variables as its values.
 
 `tf.trainable_variables(scope="discriminator")` keeps those whose TF1 name starts with the scope (a
-GAN's `var_list`s); bound to a name, that name may be a `minimize(var_list=...)`.
+GAN's `var_list`s); bound to a name, that name may be a `minimize(var_list=...)`. So may a name bound
+to the list filtered by TF1 name, `d_vars = [var for var in t_vars if 'd_' in var.name]` (or
+`var.name.startswith('d_')`), over `t_vars = tf.trainable_variables()` or the call itself: the
+comprehension becomes the variables TF1's names selected, decided here from those names, since the
+TF2 variables' own names need not be TF1's.
 
 Refused: a scope that is not a plain string literal, the call inside graph code or a session run (it
 would be a tensor list there), outside the graph block, and Keras layers created before it (they make
@@ -18,12 +22,16 @@ their weights at their first call, which has not happened yet where TF1 already 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import libcst as cst
 
 from transforms.common.syntax import Refusal, bind_arguments, code, string_value, walk
 
 _TF1_NAME = re.compile(r'name="([^"]+)"')
+
+
+Selects = Callable[[str], bool]  # on a variable's TF1 name, without the ":0"
 
 
 def variable_list_replacements(block, scanner) -> dict:
@@ -34,34 +42,68 @@ def variable_list_replacements(block, scanner) -> dict:
     in_runs = {id(node) for _, run in scanner.run_calls for node in walk(run)}
     instances = {instance: (helper, key[1]) for helper in scanner.module_helpers.values()
                  for key, instance in helper.instances.items()}
-    replacements = {}
-    for key, call in calls.items():
-        item = holders.get(key)
-        if item is None or not item.keeps_original or key in in_runs or isinstance(item.node, cst.FunctionDef):
+
+    def listed(call: cst.Call, selects: Selects | None = None) -> str:
+        item = holders.get(id(call))
+        if item is None or not item.keeps_original or id(call) in in_runs or isinstance(item.node, cst.FunctionDef):
             raise Refusal(call, "tf.trainable_variables() is only converted in plain Python of the graph-building "
                                 "code, outside session runs")
-        text = "[" + ", ".join(_created_before(block, item.index, instances, call, _scope(call))) + "]"
-        replacements[key] = lambda _, text=text: cst.parse_expression(text)
+        return "[" + ", ".join(_created_before(block, item.index, instances, call, _both(_scope(call), selects))) + "]"
+
+    replacements = {key: lambda _, text=listed(call): cst.parse_expression(text) for key, call in calls.items()}
+    for key, (_, call, selects) in scanner.analyzer.filtered_lists.items():
+        replacements[key] = lambda _, text=listed(call, selects): cst.parse_expression(text)
     return replacements
 
 
-def _scope(call: cst.Call) -> str | None:
+def name_filtered(comprehension: cst.ListComp) -> tuple[cst.BaseExpression, Selects] | None:
+    """(what it iterates, which TF1 names it keeps) of `[v for v in <source> if '<text>' in v.name]` or
+    `... if v.name.startswith('<text>')`; None for any other comprehension."""
+    loop = comprehension.for_in
+    if not (isinstance(comprehension.elt, cst.Name) and isinstance(loop.target, cst.Name)
+            and comprehension.elt.value == loop.target.value and len(loop.ifs) == 1 and loop.inner_for_in is None
+            and not loop.asynchronous):
+        return None
+    variable, test = loop.target.value, loop.ifs[0].test
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 \
+            and isinstance(test.comparisons[0].operator, cst.In) and _is_name_of(test.comparisons[0].comparator, variable):
+        text = string_value(test.left)
+        return (loop.iter, lambda name: text in name + ":0") if text is not None else None
+    if isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute) and test.func.attr.value == "startswith" \
+            and _is_name_of(test.func.value, variable) and len(test.args) == 1 and test.args[0].keyword is None:
+        text = string_value(test.args[0].value)
+        return (loop.iter, lambda name: (name + ":0").startswith(text)) if text is not None else None
+    return None
+
+
+def _is_name_of(node: cst.BaseExpression, variable: str) -> bool:
+    """`<variable>.name`."""
+    return isinstance(node, cst.Attribute) and node.attr.value == "name" and \
+        isinstance(node.value, cst.Name) and node.value.value == variable
+
+
+def _scope(call: cst.Call) -> Selects | None:
     bound = bind_arguments(call, ["scope"], "tf.trainable_variables")
     if "scope" not in bound:
         return None
     scope = string_value(bound["scope"])
     if scope is None or not re.fullmatch(r"[A-Za-z0-9_./-]+", scope) or "." in scope:
         raise Refusal(call, "tf.trainable_variables(scope) with a scope that is not a plain string literal")
-    return scope
+    return lambda name: name.startswith(scope)  # TF1 matched the scope from the start (re.match)
 
 
-def _in_scope(tf1_name: str | None, scope: str | None, call: cst.Call) -> bool:
-    """TF1 kept the variables whose name matched the scope from the start (re.match)."""
-    if scope is None:
+def _both(first: Selects | None, second: Selects | None) -> Selects | None:
+    if first is None or second is None:
+        return first or second
+    return lambda name: first(name) and second(name)
+
+
+def _in_scope(tf1_name: str | None, selects: Selects | None, call: cst.Call) -> bool:
+    if selects is None:
         return True
     if tf1_name is None:
-        raise Refusal(call, "tf.trainable_variables(scope): a variable's TF1 name is not known statically")
-    return tf1_name.startswith(scope)
+        raise Refusal(call, "tf.trainable_variables() filtered by name: a variable's TF1 name is not known statically")
+    return selects(tf1_name)
 
 
 def _instance_variables(helper, call_scope) -> list[tuple[str, str | None]]:
@@ -77,7 +119,7 @@ def _instance_variables(helper, call_scope) -> list[tuple[str, str | None]]:
     return [(attribute, names.get(attribute)) for attribute, trainable in helper.variables if trainable]
 
 
-def _created_before(block, index: int, instances: dict, call: cst.Call, scope: str | None) -> list[str]:
+def _created_before(block, index: int, instances: dict, call: cst.Call, scope: Selects | None) -> list[str]:
     pieces: list[str] = []
     seen: set[str] = set()
     for item in block.items[:index]:
@@ -94,7 +136,7 @@ def _created_before(block, index: int, instances: dict, call: cst.Call, scope: s
                                     "weights only when first called")
             elif name in block.variable_dicts:
                 if scope is not None:
-                    raise Refusal(call, "tf.trainable_variables(scope) after a dict of variables is not modelled")
+                    raise Refusal(call, "tf.trainable_variables() filtered by scope or name after a dict of variables is not modelled")
                 pieces.append(f"*{name}.values()")
             elif block.trainable_state.get(name) and _in_scope(_variable_name(item), scope, call):
                 pieces.append(name)
