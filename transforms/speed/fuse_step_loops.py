@@ -119,6 +119,8 @@ class FuseStepLoops(TFTransform):
             None if plan.in_graph else
             self._replay_problem(node) if plan.evaluations and replays_work(plan, node) else
             self._outputs_problem(plan, node) if plan.evaluations else self._loop_var_problem(plan, node)))
+        if problem is None and plan.evaluations and not plan.in_graph and self._outputs_read_after(plan, node):
+            plan = replace(plan, outputs_read_after=True)
         anchor = problem or self._anchor(plan, node)
         if isinstance(anchor, str):
             self.report(node, f"step loop kept in Python: {anchor}", fixed=False, severity="warning")
@@ -270,16 +272,20 @@ class FuseStepLoops(TFTransform):
         return None
 
     def _outputs_problem(self, plan: Plan, loop: cst.For) -> str | None:
-        """Run in chunks, the loop binds the step's outputs only where it evaluates: nothing else may read them."""
+        """Run in chunks, the loop binds the step's outputs where it evaluates and, when code outside
+        the loop reads them, after its last chunk: nothing else in the loop may read them."""
         statement = loop.body.body[plan.call_index]
-        targets = names_bound([statement])
         inside = Counter(names_read(loop))
         # an evaluation before the step call would see the previous step's outputs: none are bound for it
         seen = Counter() if evaluates_first(plan, loop) else Counter(names_read(plan.evaluations[0]))
-        for name in sorted(targets):
-            if self.counts[name] > inside[name] or inside[name] > seen[name] + Counter(names_read(statement))[name]:
+        for name in sorted(names_bound([statement])):
+            if inside[name] > seen[name] + Counter(names_read(statement))[name]:
                 return f"the step's output `{name}` is read where the evaluation does not run"
         return None
+
+    def _outputs_read_after(self, plan: Plan, loop: cst.For) -> bool:
+        inside = Counter(names_read(loop))
+        return any(self.counts[name] > inside[name] for name in names_bound([loop.body.body[plan.call_index]]))
 
     def leave_For(self, original: cst.For, updated: cst.For):
         self.loops[-1].pop()

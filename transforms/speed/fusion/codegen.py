@@ -390,7 +390,20 @@ def chunked_loop(plan: Plan, loop: cst.For, updated: cst.For) -> list[cst.BaseSt
         chunked = chunked.with_changes(target=header.with_changes(lpar=[], rpar=[]),
                                        iter=cst.parse_expression(f"enumerate({code(loop.iter)})"))
     last = f"{name}({start}, {step_count(loop)}{args})"
-    return [cst.parse_statement(f"{start} = 0\n"), chunked, cst.parse_statement(last + "\n")]
+    return [cst.parse_statement(f"{start} = 0\n"), chunked, *_last_chunk(plan, statement, last, start, step_count(loop))]
+
+
+def _last_chunk(plan: Plan, statement: cst.SimpleStatementLine, call: str, start: str, count: str
+                ) -> list[cst.BaseStatement]:
+    """The steps after the last evaluation; when code after the loop reads the step's outputs, bound
+    from the last of them (if any ran: else the last evaluation bound them, or the loop ran no step)."""
+    if not plan.outputs_read_after or isinstance(statement.body[0], cst.Expr):
+        return [cst.parse_statement(call + "\n")]
+    outputs = outputs_name(plan.step.name)
+    value = structure(plan, lambda key, ta: f"{outputs}{key}[-1]") if plan.step.outputs.kind != "none" else "None"
+    target = code(statement.body[0].targets[0].target)
+    return [cst.parse_statement(f"{outputs} = {call}\n"),
+            cst.parse_statement(f"if {start} < {count}:\n    {target} = {value}\n")]
 
 
 def _with_chunk(evaluation: cst.If, chunk: list[cst.BaseStatement]) -> cst.If:

@@ -53,6 +53,7 @@ class Plan:
     index_arrays: tuple[str, ...] = ()  # invariant integer arrays whose batches gather the step's batches
     more: tuple[tuple[StepFunction, cst.Call, int], ...] = ()  # further step calls, in order (no evaluation)
     in_graph: object = None  # the evaluation run in the graph loop (`fusion/evaluation.py`), else chunks
+    outputs_read_after: bool = False  # run in chunks, the step's outputs are read after the loop too
 
     def step_calls(self) -> list[tuple[StepFunction, cst.Call, int]]:
         """(step function, call, position of its statement) of every step call, in body order."""
