@@ -178,8 +178,10 @@ def evaluation_problem(body, index: int, copied, evaluations, checker: IndexChec
     can be told before the steps run (`opaque` names, which may hold TensorFlow objects, are not
     invariants). It comes after the step call, the loop's other Python work before it (replayed step
     by step after each chunk, then the evaluation runs, as in the original order), or first in the
-    body, before the step call (the chunk then stops before the evaluation's own step); the index
-    values exist only in the graph, so the evaluation must not read them."""
+    body, before the step call (the chunk then stops before the evaluation's own step). The index
+    values exist only in the graph: an evaluation reading them gets them recomputed in Python for its
+    step (they are plain functions of the loop variable and invariants), unless Python work is
+    replayed step by step."""
     if len(evaluations) != 1:
         return "loop body calls tf.functions twice per step (e.g. an evaluation reading the weights mid-training)"
     evaluation = evaluations[0]
@@ -191,6 +193,6 @@ def evaluation_problem(body, index: int, copied, evaluations, checker: IndexChec
     if not checker.condition(evaluation.test) or set(names_read(evaluation.test)) & opaque:
         return "the evaluation runs on a test of more than the loop variable and invariants"
     index_names = sorted(set(names_read(evaluation)) & set(checker.per_step))
-    if index_names:
+    if index_names and replayed_work(body, index, copied, evaluations):
         return f"the evaluation reads `{index_names[0]}`, which only the graph loop computes"
     return None

@@ -383,7 +383,8 @@ def chunked_loop(plan: Plan, loop: cst.For, updated: cst.For) -> list[cst.BaseSt
             if plan.step.outputs.kind != "none" else "None"
         lines.append(f"{code(statement.body[0].targets[0].target)} = {value}")
     evaluation = updated.body.body[list(loop.body.body).index(plan.evaluations[0])]  # nested rewrites kept
-    evaluation = _with_chunk(evaluation, [cst.parse_statement(line + "\n") for line in lines])
+    recomputed = _index_values_read(plan, evaluation)
+    evaluation = _with_chunk(evaluation, [cst.parse_statement(line + "\n") for line in lines] + recomputed)
     chunked = updated.with_changes(body=updated.body.with_changes(body=[evaluation]), leading_lines=[])
     if not simple:
         header = cst.parse_expression(f"({REPLAY_INDEX}, {loop.target.value})")
@@ -404,6 +405,16 @@ def _last_chunk(plan: Plan, statement: cst.SimpleStatementLine, call: str, start
     target = code(statement.body[0].targets[0].target)
     return [cst.parse_statement(f"{outputs} = {call}\n"),
             cst.parse_statement(f"if {start} < {count}:\n    {target} = {value}\n")]
+
+
+def _index_values_read(plan: Plan, evaluation: cst.If) -> list[cst.BaseStatement]:
+    """The index statements (`start = ...`, `batch_x = x[start:...]`) the evaluation needs, run again in
+    Python for its step: in chunks, only the graph loop computed them. (Plain functions of the loop
+    variable and invariants: the same values the original loop computed at that step.)"""
+    read = set(names_read(evaluation))
+    if not read & {name for statement in plan.copied for name in assigned_names(statement)}:
+        return []
+    return [statement.with_changes(leading_lines=[]) for statement in plan.copied]
 
 
 def _with_chunk(evaluation: cst.If, chunk: list[cst.BaseStatement]) -> cst.If:
