@@ -24,9 +24,9 @@ a feed dict are inlined where they are called (transforms/graph/structure/class_
 Refused (the class stays as it is): bases other than `object`, decorators, class attributes,
 properties and other special methods, several instances or other uses of the class, attributes
 assigned outside `__init__`, `self` used other than as `self.<attribute>`, methods that call each
-other or neither run the session given to them nor only build a feed dict, an attribute whose name
-`__init__` also uses for a different local, and the instance used other than as `model.<attribute>`
-or `model.<method>(...)`."""
+other or neither run the session given to them nor only build a feed dict, and the instance used
+other than as `model.<attribute>` or `model.<method>(...)`. An attribute whose name `__init__` also
+uses for a different local takes the name `<instance>_<attribute>`."""
 from __future__ import annotations
 
 import libcst as cst
@@ -99,12 +99,10 @@ def _init_replacements(resolver, graph_class: GraphClass) -> dict:
     replacements = {}
     local = _local_names(resolver, graph_class, scope)
     for attribute, _ in self_attributes(resolver, init, self_name, name):
-        attr = attribute.attr.value
-        if attr in scope.assignments:
-            _check_alias(resolver, graph_class, attribute, scope)
-        replacements[id(attribute)] = lambda _, attr=attr: cst.Name(local[attr])
+        replacements[id(attribute)] = lambda _, attr=attribute.attr.value: cst.Name(local[attr])
     for member in init.body.body:
-        if _alias(member, self_name) is not None:
+        aliased = _alias(member, self_name)
+        if aliased is not None and local[aliased] == aliased:
             replacements[id(member)] = lambda _: cst.RemovalSentinel.REMOVE
     keys = ", ".join(f'"{attr}": {local[attr]}' for attr in graph_class.attributes)
     returned = statement(f"return {{{keys}}}")
@@ -123,10 +121,11 @@ def _local_names(resolver, graph_class: GraphClass, scope) -> dict[str, str]:
     local = {}
     for attr in graph_class.attributes:
         prefixed = f"{graph_class.instance.value}_{attr}"
-        if attr in scope.assignments or attr not in taken:
+        if (attr in scope.assignments and _aliases_local(resolver, graph_class, attr, scope)) or (
+                attr not in scope.assignments and attr not in taken):
             local[attr] = attr
         elif prefixed not in taken and prefixed not in graph_class.attributes:
-            local[attr] = prefixed
+            local[attr] = prefixed  # also where __init__ has a different local of the attribute's name
         else:
             raise Refusal(graph_class.line, f"the attribute '{attr}' of '{graph_class.name}' becomes a variable, "
                                             f"but the program already uses '{attr}' and '{prefixed}'")
@@ -145,15 +144,14 @@ def _alias(member: cst.BaseStatement, self_name: str) -> str | None:
     return None
 
 
-def _check_alias(resolver, graph_class: GraphClass, attribute: cst.Attribute, scope) -> None:
-    """`self.x` and a local `x` of __init__ may only be the same value: one binding, aliased at top level."""
-    attr, self_name = attribute.attr.value, attribute.value.value
+def _aliases_local(resolver, graph_class: GraphClass, attr: str, scope) -> bool:
+    """`self.x` is __init__'s local `x`: one binding of `x`, stored by `self.x = x` at top level only.
+    (Otherwise the attribute takes another name when __init__ is inlined.)"""
+    self_name = graph_class.init.params.params[0].name.value
     top_aliases = {id(m.body[0].targets[0].target) for m in graph_class.init.body.body if _alias(m, self_name) == attr}
     assigned = [a for a, stored in self_attributes(resolver, graph_class.init, self_name, graph_class.name)
                 if stored and a.attr.value == attr]
-    if len(scope.assignments[attr]) != 1 or any(id(a) not in top_aliases for a in assigned):
-        raise Refusal(attribute, f"'{graph_class.name}.__init__' has a local '{attr}' that is not what "
-                                 f"`{self_name}.{attr}` holds; rename one of them")
+    return len(scope.assignments[attr]) == 1 and all(id(a) in top_aliases for a in assigned)
 
 
 def _method_replacements(resolver, graph_class: GraphClass, method: cst.FunctionDef) -> dict:
