@@ -7,7 +7,7 @@ No TF 1.x wheel exists for today's Python, so the legacy side of every compariso
 legacy layers, disables v2 behaviour, makes `import tensorflow` resolve to the v1 API (a proxy
 module that still carries TensorFlow's `__path__`, `__version__` and internals), serves
 `tf.contrib.X` from where TF 2, tf-slim and tf-keras keep its code and names any symbol without a home
-(`_legacy_contrib.py`), tolerates
+(`_legacy_contrib.py`), serves TF1's MNIST tutorial loader (`_legacy_tutorials.py`), tolerates
 a script defining absl's `log_dir` flag, and restores the NumPy aliases NumPy 2 removed.
 `run_script()` then runs a file as `__main__`, as `python SCRIPT` would.
 """
@@ -71,7 +71,7 @@ def install() -> types.ModuleType:
 
     import tensorflow as real
 
-    from migrate import _legacy_contrib, _legacy_patches
+    from migrate import _legacy_contrib, _legacy_patches, _legacy_tutorials
 
     real.compat.v1.disable_v2_behavior()
     _legacy_patches.restore_numpy_aliases()
@@ -80,6 +80,7 @@ def install() -> types.ModuleType:
     _legacy_patches.allow_unseeded_random_ops_under_determinism()
     proxy = TF1Namespace(real, _legacy_contrib.build_contrib_package())
     sys.modules["tensorflow"] = proxy
+    _legacy_tutorials.register()
     return proxy
 
 

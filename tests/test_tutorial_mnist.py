@@ -2,8 +2,10 @@
 
 Checked against the corpus stand-in's implementation of TF1's algorithm (benchmarks/corpus/stand_ins,
 written separately from the original's description): the same files give the same arrays and the same
-batches, epoch after epoch. End to end, a TF1 tutorial program run on the legacy runtime (the stand-in
-behind `input_data`) and its migration run on plain TF 2 (the copy in the file) print the same values.
+batches, epoch after epoch. End to end, a TF1 tutorial program run on the legacy runtime and its
+migration run on plain TF 2 (the copy in the file) print the same values: with the corpus stand-in
+behind `input_data` and its served downloads, and with the legacy runtime's own `input_data`
+(migrate/_legacy_tutorials.py) over files already in the folder.
 """
 from __future__ import annotations
 
@@ -107,26 +109,32 @@ with tf.Session() as sess:
 '''
 
 
-def _results(command: list[str], folder: Path) -> dict[str, float]:
-    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(STAND_INS), str(ROOT)]),
-                       TFM_CORPUS_STAND_INS="mnist", TF_CPP_MIN_LOG_LEVEL="2")
+def _results(command: list[str], folder: Path, served: bool) -> dict[str, float]:
+    """The RESULT lines of a run; `served`: with the corpus stand-in (its input_data and downloads)."""
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(STAND_INS), str(ROOT)]), TF_CPP_MIN_LOG_LEVEL="2")
+    if served:
+        environment["TFM_CORPUS_STAND_INS"] = "mnist"
     completed = subprocess.run(command, cwd=folder, env=environment, capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr[-2000:]
     lines = [line.split() for line in completed.stdout.splitlines() if line.startswith("RESULT ")]
     return {name: float(value) for _, name, value in lines}
 
 
-def test_tutorial_program_prints_the_same_values_migrated(tmp_path: Path):
-    (tmp_path / "legacy").mkdir()
-    (tmp_path / "migrated").mkdir()
+@pytest.mark.parametrize("served", [True, False], ids=["corpus_stand_in", "legacy_runtime_loader"])
+def test_tutorial_program_prints_the_same_values_migrated(tmp_path: Path, served: bool):
+    for side in ("legacy", "migrated"):
+        (tmp_path / side / "MNIST_data").mkdir(parents=True)
+        if not served:  # the files are there: nothing is downloaded
+            for name, data in stand_in.tutorial_files().items():
+                (tmp_path / side / "MNIST_data" / name).write_bytes(data)
     program = tmp_path / "legacy" / "softmax.py"
     program.write_text(TUTORIAL)
     result = migrate_path(str(program))
     assert result.status == "changed" and result.level == "tf2", result.findings
     assert "examples.tutorials" not in result.new_source and "Session" not in result.new_source
     (tmp_path / "migrated" / "softmax.py").write_text(result.new_source)
-    legacy = _results([sys.executable, "-m", "migrate.legacy_runtime", "softmax.py"], tmp_path / "legacy")
-    migrated = _results([sys.executable, "softmax.py"], tmp_path / "migrated")
+    legacy = _results([sys.executable, "-m", "migrate.legacy_runtime", "softmax.py"], tmp_path / "legacy", served)
+    migrated = _results([sys.executable, "softmax.py"], tmp_path / "migrated", served)
     assert legacy.keys() == migrated.keys() and len(legacy) == 13
     for name, value in legacy.items():
         assert migrated[name] == pytest.approx(value, abs=1e-5), name
