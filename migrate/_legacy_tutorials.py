@@ -9,6 +9,7 @@ implementation of TF1's algorithm in tests/test_tutorial_mnist.py.
 """
 from __future__ import annotations
 
+import importlib.util
 import sys
 import types
 
@@ -16,8 +17,9 @@ MODULE = "tensorflow.examples.tutorials.mnist.input_data"
 
 
 def register() -> None:
-    """Put the module and its parent packages in sys.modules (not where a program's own already are)."""
-    if MODULE in sys.modules:
+    """Put the module and its parent packages in sys.modules, unless something on the import path
+    already provides it (a real TF1 installation, or the corpus's stand-in)."""
+    if MODULE in sys.modules or _importable(MODULE):
         return
     names = MODULE.split(".")
     for depth in range(2, len(names)):
@@ -31,6 +33,13 @@ def register() -> None:
     sys.modules[MODULE] = module
     for depth in range(2, len(names)):
         setattr(sys.modules[".".join(names[:depth])], names[depth], sys.modules[".".join(names[:depth + 1])])
+
+
+def _importable(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:  # a parent package that does not exist
+        return False
 
 
 def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=None, reshape=True, validation_size=5000,
