@@ -148,8 +148,9 @@ def check_rewrite(new_code: str, options: Options, filename: str, settled_from: 
     second run parsing `new_code` again and resolving the metadata the first run resolved on it: the
     parser makes the same tree from the same code, and metadata depends on the tree alone."""
     try:
-        wrapper = parsed or LazyMetadataWrapper(cst.parse_module(new_code), unsafe_skip_copy=True)
-        again = _run_transforms(wrapper, options, filename, stop_unchanged_at=settled_from)
+        if parsed is None:
+            parsed = LazyMetadataWrapper(cst.parse_module(new_code), unsafe_skip_copy=True)
+        again = _run_transforms(parsed, options, filename, stop_unchanged_at=settled_from)
     except cst.ParserSyntaxError as error:
         return f"rewrite produced code that does not parse ({error.message}); left untouched", None
     if again.module.code != new_code:
