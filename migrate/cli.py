@@ -6,6 +6,7 @@ machine output go to stdout; findings, progress and summaries to stderr.
 """
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from pathlib import Path
@@ -17,8 +18,6 @@ from migrate.config import ConfigError, load_config
 from migrate.diffs import colorize, file_diff
 from migrate.discovery import discover
 from migrate.findings import FileResult
-from migrate.harness.command import verify
-from migrate.harness.tune_command import tune
 from migrate.cache import ResultCache, default_cache_dir
 from migrate.options import (DEFAULT_FILE_MEMORY_MB, DEFAULT_FILE_TIMEOUT_S, DEFAULT_MAX_BYTES, Budget,
                              Options)
@@ -77,7 +76,22 @@ def common_options(command):
     return command
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """A group whose harness commands are imported when run or listed: `diff` and `apply` do not
+    pay for the equivalence harness's imports at start-up."""
+
+    LAZY = {"verify": "migrate.harness.command", "tune": "migrate.harness.tune_command"}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.LAZY})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.LAZY and name not in self.commands:
+            self.add_command(getattr(importlib.import_module(self.LAZY[name]), name))
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tf-migrate")
 @click.pass_context
 def cli(ctx: click.Context) -> None:
@@ -193,10 +207,6 @@ def list_transforms() -> None:
     for transform in all_transforms():
         info = transform.summary()
         click.echo(f"{info['code']}  {info['safety']:<6}  {info['name']:<32}  {info['description']}")
-
-
-cli.add_command(verify)
-cli.add_command(tune)
 
 
 def main() -> None:

@@ -50,17 +50,17 @@ def transform_module(module: cst.Module, options: Options, filename: str = "<str
     The code a transform changed is parsed afresh for the next ones, so every transform sees a tree
     exactly as the parser makes it (and the stability check's second run can rely on what the first
     run saw: see check_rewrite)."""
-    return _run_transforms(module, options, filename)
+    return _run_transforms(LazyMetadataWrapper(module, unsafe_skip_copy=True), options, filename)
 
 
-def _run_transforms(module: cst.Module, options: Options, filename: str,
+def _run_transforms(wrapper: LazyMetadataWrapper, options: Options, filename: str,
                     stop_unchanged_at: int | None = None) -> CodeOutcome:
-    """`transform_module`; with `stop_unchanged_at`, it stops before that transform when none of
-    the transforms before it changed the code."""
+    """`transform_module` on the module `wrapper` wraps; with `stop_unchanged_at`, it stops before
+    that transform when none of the transforms before it changed the code."""
     context = TransformContext(filename=filename, scratch={"settings": dict(options.settings)})
     settings = context.scratch["settings"]
-    code = module.code
-    wrapper = original = LazyMetadataWrapper(module, unsafe_skip_copy=True)
+    code = wrapper.module.code
+    original = wrapper
     to_input = LineMap()
     settled_from: int | None = None
     for index, transform_class in enumerate(selected_transforms(options.select, options.ignore, options.unsafe)):
@@ -135,16 +135,22 @@ def migrate_code(source: str, options: Options = Options(), filename: str = "<st
     return transform_module(cst.parse_module(source), options, filename)
 
 
-def check_rewrite(new_code: str, options: Options, filename: str,
-                  settled_from: int | None = None) -> tuple[str | None, CodeOutcome | None]:
+def check_rewrite(new_code: str, options: Options, filename: str, settled_from: int | None = None,
+                  parsed: LazyMetadataWrapper | None = None) -> tuple[str | None, CodeOutcome | None]:
     """Why a rewritten module must not be written (None when it is sound), and the second run.
 
     The second run migrates `new_code` again. `settled_from` is the first run's: from that transform
     on, every transform saw a fresh parse of `new_code` (with the same settings) and left it
     unchanged. When the transforms before it leave `new_code` unchanged as well, the rest would see
-    the same parse again and do the same, so the second run stops there: the code is stable."""
+    the same parse again and do the same, so the second run stops there: the code is stable.
+
+    `parsed` (the first run's last wrapper, when it wraps a fresh parse of `new_code`) spares the
+    second run parsing `new_code` again and resolving the metadata the first run resolved on it: the
+    parser makes the same tree from the same code, and metadata depends on the tree alone."""
     try:
-        again = _run_transforms(cst.parse_module(new_code), options, filename, stop_unchanged_at=settled_from)
+        if parsed is None:
+            parsed = LazyMetadataWrapper(cst.parse_module(new_code), unsafe_skip_copy=True)
+        again = _run_transforms(parsed, options, filename, stop_unchanged_at=settled_from)
     except cst.ParserSyntaxError as error:
         return f"rewrite produced code that does not parse ({error.message}); left untouched", None
     if again.module.code != new_code:
@@ -169,7 +175,8 @@ def migrate_text(path: str, text: str, options: Options) -> FileResult:
     if new_code == text:
         return FileResult(path, "unchanged", classify(outcome.wrapper), findings=outcome.findings,
                           families=family_counts(outcome.original, outcome.wrapper))
-    problem, second_run = check_rewrite(new_code, options, path, outcome.settled_from)
+    fresh_parse = outcome.wrapper if outcome.settled_from is not None else None
+    problem, second_run = check_rewrite(new_code, options, path, outcome.settled_from, fresh_parse)
     if problem:
         return FileResult(path, "failed", classify(outcome.original), problem, outcome.findings,
                           families=family_counts(outcome.original, outcome.original))

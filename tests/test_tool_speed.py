@@ -341,6 +341,47 @@ def test_code_identifiers_ignore_strings_and_comments() -> None:
     assert code_identifiers("def (:\n") is None
 
 
+def test_code_names_tell_attributes_and_imports_apart() -> None:
+    from transforms.common.syntax import code_names
+
+    names = code_names("import tensorflow.compat.v1 as tf\nfrom numpy import float32\nfrom . import local\n"
+                       "x = float(tf.float32)\n")
+    assert names.attributes == {"float32"} and "float" in names.identifiers
+    assert names.imports == {"tensorflow.compat.v1", "numpy.float32"}
+    assert code_names("def (:\n") is None
+
+
+def test_stricter_pre_checks_skip_code_the_transforms_cannot_touch() -> None:
+    from transforms import transform_by_module_name
+
+    compat = transform_by_module_name("normalize_compat_imports")
+    assert compat.applies_to("import tensorflow.compat.v1 as tf\n")
+    assert compat.applies_to("from tensorflow.compat import v1 as tf\n")
+    assert not compat.applies_to("import tensorflow as tf\nx = tf.compat.v1.placeholder(tf.float32)\n")
+    numpy_aliases = transform_by_module_name("replace_removed_numpy_aliases")
+    assert numpy_aliases.applies_to("import numpy as np\nx = np.float(3)\n")
+    assert not numpy_aliases.applies_to("import numpy as np\nx = float(np.float32(3))\n")
+    slim_batch_norm = transform_by_module_name("emulate_slim_batch_norm")
+    assert slim_batch_norm.applies_to("import tensorflow as tf\nslim = tf.contrib.slim\ny = slim.batch_norm(x)\n")
+    assert not slim_batch_norm.applies_to("import tensorflow as tf\ny = tf.layers.batch_normalization(x)\n")
+    for name in ("inline_epoch_helpers", "fuse_step_loops"):
+        steps = transform_by_module_name(name)
+        assert steps.applies_to("import tensorflow as tf\n@tf.function\ndef step(): pass\n")
+        assert not steps.applies_to("import tensorflow as tf\n# a function\nrelu = tf.nn.relu\n")
+
+
+def test_stability_check_reuses_the_first_runs_parse_and_agrees_with_a_fresh_one() -> None:
+    source = (ROOT / "legacy_examples" / "mlp_feed_dict.py").read_text()
+    first = runner.migrate_code(source)
+    new_code = first.module.code
+    assert first.settled_from is not None and new_code != source
+    problem, reused = runner.check_rewrite(new_code, Options(), "x.py", first.settled_from, first.wrapper)
+    fresh_problem, fresh = runner.check_rewrite(new_code, Options(), "x.py", first.settled_from)
+    assert problem is fresh_problem is None and reused.wrapper is first.wrapper
+    assert reused.module.code == fresh.module.code == new_code
+    assert runner.classify(reused.wrapper) == runner.classify(fresh.wrapper)
+
+
 def test_transforms_off_under_the_settings_do_not_run() -> None:
     from transforms import transform_by_module_name
 

@@ -15,7 +15,7 @@ from libcst.helpers import get_full_name_for_node
 from transforms.api._references import ReferenceTransform, chain_nodes
 from transforms.api._tf_spelling import TF_MODULE, direct_tf_name
 from transforms.common.tables import COMPAT_PREFIX, keyword_table, symbol_table
-from transforms.common.syntax import scan
+from transforms.common.syntax import code_names, scan
 
 COMPAT_V1 = TF_MODULE + ".compat.v1"
 
@@ -58,6 +58,16 @@ class NormalizeCompatImports(ReferenceTransform):
     DESCRIPTION = "Import tensorflow instead of tensorflow.compat.v1, pinning TF1-only uses to tf.compat.v1"
     PHASE = 5
     TRIGGERS = ("compat",)  # both rewritten import spellings name tensorflow.compat
+
+    @classmethod
+    def applies_to(cls, code: str) -> bool:
+        """Only code that imports tensorflow.compat.v1 has anything to rewrite: every reference the
+        transform claims goes through a name such an import binds (as migrated code's many
+        `tf.compat.v1.x` references, under a plain `import tensorflow as tf`, do not)."""
+        if not super().applies_to(code):
+            return False
+        names = code_names(code)
+        return names is None or COMPAT_V1 in names.imports
 
     def visit_Module(self, node: cst.Module) -> bool:
         self.renames = symbol_table().renames

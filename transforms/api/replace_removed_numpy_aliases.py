@@ -11,6 +11,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from transforms.base import TFTransform
+from transforms.common.syntax import code_names
 
 # numpy.<alias> -> the object it was: builtins, and the NumPy scalar types NumPy 2 renamed.
 REMOVED_ALIASES = {
@@ -30,6 +31,15 @@ class ReplaceRemovedNumpyAliases(TFTransform):
     TRIGGERS = ("numpy",)
 
     METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider)
+
+    @classmethod
+    def applies_to(cls, code: str) -> bool:
+        """Only an attribute is rewritten (`np.float`): code without one named like a removed alias
+        has nothing to rewrite (`float(x)` and `tf.float32` are no such attribute)."""
+        if not super().applies_to(code):
+            return False
+        names = code_names(code)
+        return names is None or not names.attributes.isdisjoint(REMOVED_ALIASES)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         alias = self._removed_alias(original)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -116,27 +117,50 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(reversed(children(current)))
 
 
+class CodeNames(NamedTuple):
+    """What a module's code can refer to anything through (never text in strings or comments)."""
+
+    #: Names, attribute names and the parts of imported names.
+    identifiers: frozenset[str]
+    #: Attribute names only: `x.<name>`.
+    attributes: frozenset[str]
+    #: Dotted names of what the imports bind: `import a.b` -> `a.b`, `from a import b` -> `a.b`.
+    imports: frozenset[str]
+
+
 @lru_cache(maxsize=4)
-def code_identifiers(code: str) -> frozenset[str] | None:
-    """The identifiers through which `code` can refer to anything: names, attribute names and the
-    parts of imported names (never text in strings or comments); None when CPython cannot parse it."""
+def code_names(code: str) -> CodeNames | None:
+    """The names `code` uses (see CodeNames); None when CPython cannot parse it."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError):
         return None
     found: set[str] = set()
+    attributes: set[str] = set()
+    imports: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             found.add(node.id)
         elif isinstance(node, ast.Attribute):
-            found.add(node.attr)
+            attributes.add(node.attr)
         elif isinstance(node, ast.alias):
             found.update(node.name.split("."))
             if node.asname:
                 found.add(node.asname)
+        elif isinstance(node, ast.Import):
+            imports.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
             found.update(node.module.split("."))
-    return frozenset(found)
+            if not node.level:
+                imports.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return CodeNames(frozenset(found | attributes), frozenset(attributes), frozenset(imports))
+
+
+def code_identifiers(code: str) -> frozenset[str] | None:
+    """The identifiers through which `code` can refer to anything: names, attribute names and the
+    parts of imported names (never text in strings or comments); None when CPython cannot parse it."""
+    names = code_names(code)
+    return None if names is None else names.identifiers
 
 
 def scan(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:

@@ -29,6 +29,9 @@ class EmulateContribFunctions(TFTransform):
     SAFETY = "safe"
     PHASE = 45  # after TFM201 decided whether the file stays graph code, before the renames
     TRIGGERS = ("batch_norm", "optimize_loss")
+    # Every spelling of an emulated function (an attribute, an imported name, a module alias of it)
+    # names its last part; `batch_normalization` is another function.
+    IDENTIFIERS = frozenset(name.rsplit(".", 1)[1] for name in EMULATIONS)
 
     METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ScopeProvider)
 

@@ -22,7 +22,7 @@ from transforms.base import TFTransform
 from transforms.common.imports import position_after_imports
 from transforms.common.inserted_code import insert_definitions, parsed_definitions
 from transforms.common.qualnames import dotted_name, tensorflow_alias
-from transforms.common.syntax import Refusal, arg_scope_listed, bind_arguments, code, walk
+from transforms.common.syntax import Refusal, arg_scope_listed, bind_arguments, code, code_names, walk
 from transforms.contrib._tf1_emulations import BATCH_NORM, SLIM_BATCH_NORM_SOURCE
 
 CONTRIB_BATCH_NORM = "tf.contrib.layers.batch_norm"
@@ -39,6 +39,15 @@ class EmulateSlimBatchNorm(TFTransform):
     TRIGGERS = ("batch_norm",)
 
     METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider)
+
+    @classmethod
+    def applies_to(cls, code: str) -> bool:
+        """Only an attribute resolving to slim's batch_norm is rewritten or reported, and such an
+        attribute is named `batch_norm` (the trigger also matches `batch_normalization`)."""
+        if not super().applies_to(code):
+            return False
+        names = code_names(code)
+        return names is None or "batch_norm" in names.attributes
 
     def visit_Module(self, node: cst.Module) -> None:
         self.tf = tensorflow_alias(node)

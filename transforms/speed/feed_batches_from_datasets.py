@@ -28,6 +28,7 @@ import libcst as cst
 from transforms.common.values import source as code_of
 from transforms.common.syntax import walk as _walk
 from transforms.base import TFTransform
+from transforms.speed.fusion.state import TF_FUNCTION_IDENTIFIERS
 
 SETTING = "input_pipeline"
 
@@ -37,6 +38,7 @@ class FeedBatchesFromDatasets(TFTransform):
     DESCRIPTION = "Feed minibatches sliced from NumPy arrays through tf.data with prefetch (--input-pipeline tf.data)"
     PHASE = 32
     TRIGGERS = ("function",)
+    IDENTIFIERS = TF_FUNCTION_IDENTIFIERS
     ENABLED_BY = (SETTING, ("tf.data",))
 
     def visit_Module(self, node: cst.Module) -> None:

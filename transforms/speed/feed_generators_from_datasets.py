@@ -34,7 +34,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from transforms.common.values import source as code_of
-from transforms.speed.fusion.state import shared_facts
+from transforms.speed.fusion.state import TF_FUNCTION_IDENTIFIERS, shared_facts
 from transforms.graph.layers.keras_layers import NameAllocator
 from transforms.common.syntax import Refusal, walk
 from transforms.base import TFTransform
@@ -49,6 +49,7 @@ class FeedGeneratorsFromDatasets(TFTransform):
                   "(--input-pipeline tf.data)"
     PHASE = 33
     TRIGGERS = ("function",)
+    IDENTIFIERS = TF_FUNCTION_IDENTIFIERS
     ENABLED_BY = (SETTING, ("tf.data",))
 
     METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider)

@@ -51,7 +51,7 @@ from transforms.speed.fusion.params import values_name
 from transforms.speed.fusion.plan import NO_STEP_CALL, Plan, plan_fusion
 from transforms.speed.fusion.scan import callee_name, calls_in, names_bound, names_read
 from transforms.common.syntax import walk, scan
-from transforms.speed.fusion.state import ModuleFacts, shared_facts
+from transforms.speed.fusion.state import TF_FUNCTION_IDENTIFIERS, ModuleFacts, shared_facts
 from transforms.base import TFTransform
 
 
@@ -60,6 +60,7 @@ class FuseStepLoops(TFTransform):
     DESCRIPTION = "Run Python loops of tf.function step calls as one in-graph loop (tf.range)"
     PHASE = 30
     TRIGGERS = ("function",)  # only loops calling a tf.function step are fused
+    IDENTIFIERS = TF_FUNCTION_IDENTIFIERS
 
     def visit_Module(self, node: cst.Module) -> None:
         self.facts: ModuleFacts = shared_facts(self, node)

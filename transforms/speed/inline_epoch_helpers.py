@@ -28,7 +28,7 @@ import libcst as cst
 
 from transforms.speed.fusion.body import plain_python_problem
 from transforms.speed.fusion.scan import callee_name, calls_in, names_bound
-from transforms.speed.fusion.state import ModuleFacts, shared_facts
+from transforms.speed.fusion.state import TF_FUNCTION_IDENTIFIERS, ModuleFacts, shared_facts
 from transforms.graph.layers.keras_layers import NameAllocator
 from transforms.common.syntax import Refusal, code, walk, scan
 from transforms.base import TFTransform
@@ -44,6 +44,7 @@ class InlineEpochHelpers(TFTransform):
     SAFETY = "safe"
     PHASE = 29  # after TFM201 made the steps tf.functions, before TFM301 fuses the loops
     TRIGGERS = ("function",)
+    IDENTIFIERS = TF_FUNCTION_IDENTIFIERS
 
     def visit_Module(self, node: cst.Module) -> None:
         self.facts: ModuleFacts = shared_facts(self, node)

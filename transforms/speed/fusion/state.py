@@ -93,6 +93,11 @@ class ModuleFacts:
 
 FACTS_KEY = "tf_migrate.fusion_facts"
 
+#: TFTransform.IDENTIFIERS of the transforms that act only on `tf.function` steps: every spelling
+#: by which a decorator resolves to tf.function (`tf.function`, `from tensorflow import function
+#: [as f]`, a module alias `f = tf.function`) names the identifier `function` somewhere.
+TF_FUNCTION_IDENTIFIERS = frozenset({"function"})
+
 
 def shared_facts(transform, module: cst.Module) -> ModuleFacts:
     """`collect_facts` for the module `transform` visits, scanned once for all the transforms that
