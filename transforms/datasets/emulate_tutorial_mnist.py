@@ -26,7 +26,7 @@ from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameP
 from transforms.base import TFTransform
 from transforms.common.imports import position_after_imports
 from transforms.common.inserted_code import insert_definitions, parsed_definitions
-from transforms.common.qualnames import dotted_name, tensorflow_alias
+from transforms.common.qualnames import canonical_tf_name, dotted_name, tensorflow_alias
 from transforms.common.syntax import Refusal, bind_arguments, code, is_literal, walk
 
 HELPER = "read_mnist_data_sets"
@@ -47,9 +47,7 @@ HELPER_IMPORTS = ("collections", "gzip", "os", "tempfile", "urllib.request", "nu
 def emulation_source() -> str:
     """The helper's definitions: _mnist_emulation.py below its imports."""
     module = cst.parse_module((Path(__file__).with_name("_mnist_emulation.py")).read_text(encoding="utf-8"))
-    first = next(index for index, statement in enumerate(module.body)
-                 if not _is_docstring_or_import(statement))
-    return cst.Module(body=module.body[first:]).code
+    return cst.Module(body=module.body[position_after_imports(list(module.body)):]).code
 
 
 class EmulateTutorialMnist(TFTransform):
@@ -63,8 +61,9 @@ class EmulateTutorialMnist(TFTransform):
 
     def visit_Module(self, node: cst.Module) -> None:
         self.tf = tensorflow_alias(node)
-        self.calls = [n for n in walk(node) if isinstance(n, cst.Call) and self.tf_name(n.func) in LOADERS]
-        self.seed_calls = [n for n in walk(node) if isinstance(n, cst.Call) and self.tf_name(n.func) in SEED_SETTERS]
+        calls = [(n, self.tf_name(n.func)) for n in walk(node) if isinstance(n, cst.Call)]
+        self.calls = [call for call, name in calls if name in LOADERS]
+        self.seed_calls = [call for call, name in calls if name in SEED_SETTERS]
         self.arguments: dict[int, list[cst.Arg]] = {}
         self.refusal: Refusal | None = None
         if not self.calls:
@@ -83,21 +82,14 @@ class EmulateTutorialMnist(TFTransform):
         clashes = sorted(defined & {HELPER, "MnistDataSet"})
         if clashes:
             raise Refusal(self.calls[0], f"the file already defines {clashes[0]}")
-        loader_functions = {id(node) for call in self.calls for node in walk(call.func)}
-        for node in walk(module):
-            if isinstance(node, (cst.Import, cst.ImportFrom)):
-                continue
-            if isinstance(node, (cst.Name, cst.Attribute)) and id(node) not in loader_functions \
-                    and _in_loader_module(self.tf_name(node)) and not self._inside_import(node):
+        nodes = list(walk(module))
+        expected = {id(node) for call in self.calls for node in walk(call.func)}  # the calls, and imports:
+        expected |= {id(node) for statement in nodes if isinstance(statement, (cst.Import, cst.ImportFrom))
+                     for node in walk(statement)}  # removed with the last call
+        for node in nodes:
+            if isinstance(node, (cst.Name, cst.Attribute)) and id(node) not in expected \
+                    and _in_loader_module(self.tf_name(node)):
                 raise Refusal(node, f"{self.tf_name(node)} is not part of the emulated loader")
-
-    def _inside_import(self, node: cst.CSTNode) -> bool:
-        parent = self.get_metadata(ParentNodeProvider, node, None)
-        while parent is not None and not isinstance(parent, cst.BaseStatement):
-            if isinstance(parent, (cst.Import, cst.ImportFrom)):
-                return True
-            parent = self.get_metadata(ParentNodeProvider, parent, None)
-        return False
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if not any(original is call for call in self.calls):
@@ -157,25 +149,24 @@ class EmulateTutorialMnist(TFTransform):
         return self.get_metadata(PositionProvider, node).start.line
 
     def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom):
-        if not self.replaced or isinstance(updated.names, cst.ImportStar) or updated.module is None:
+        if isinstance(updated.names, cst.ImportStar) or updated.module is None:
             return updated
-        kept = [alias for alias in updated.names
-                if not _in_loader_module(_tf_spelling(f"{dotted_name(updated.module)}.{dotted_name(alias.name)}"))]
-        if len(kept) == len(updated.names):
-            return updated
-        if not kept:
-            return cst.RemoveFromParent()
-        return updated.with_changes(names=[*kept[:-1], kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
+        module = dotted_name(updated.module)
+        return self._without_loader_aliases(updated, lambda alias: f"{module}.{dotted_name(alias.name)}")
 
     def leave_Import(self, original: cst.Import, updated: cst.Import):
+        return self._without_loader_aliases(updated, lambda alias: dotted_name(alias.name))
+
+    def _without_loader_aliases(self, statement, imported):
+        """The import without the names of the loader modules (removed when nothing else is left)."""
         if not self.replaced:
-            return updated
-        kept = [alias for alias in updated.names if not _in_loader_module(_tf_spelling(dotted_name(alias.name)))]
-        if len(kept) == len(updated.names):
-            return updated
+            return statement
+        kept = [alias for alias in statement.names if not _in_loader_module(canonical_tf_name(imported(alias)))]
+        if len(kept) == len(statement.names):
+            return statement
         if not kept:
             return cst.RemoveFromParent()
-        return updated.with_changes(names=[*kept[:-1], kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
+        return statement.with_changes(names=[*kept[:-1], kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if not self.replaced:
@@ -193,11 +184,6 @@ def _in_loader_module(name: str | None) -> bool:
     return name is not None and any(name == module or name.startswith(module + ".") for module in LOADER_MODULES)
 
 
-def _tf_spelling(dotted: str) -> str:
-    """An import path in the `tf.` spelling the loader modules are listed in."""
-    return "tf" + dotted[len("tensorflow"):] if dotted.startswith("tensorflow.") else dotted
-
-
 def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
     tight = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
     return cst.Arg(value, keyword=cst.Name(name), equal=tight)
@@ -209,10 +195,3 @@ def _separated(arguments: list[cst.Arg]) -> list[cst.Arg]:
     separated = [a if isinstance(a.comma, cst.Comma) else a.with_changes(comma=comma) for a in arguments[:-1]]
     return separated + [argument.with_changes(comma=cst.MaybeSentinel.DEFAULT) for argument in arguments[-1:]]
 
-
-def _is_docstring_or_import(statement: cst.BaseStatement) -> bool:
-    if not isinstance(statement, cst.SimpleStatementLine):
-        return False
-    small = statement.body[0]
-    return isinstance(small, (cst.Import, cst.ImportFrom)) or (
-        isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString))

@@ -2,6 +2,8 @@
 ops, which layers and run sites it contains. Anything it cannot place raises a Refusal."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from transforms.common.graph_symbols import Category
@@ -22,7 +24,7 @@ class ExprAnalyzer(SiteRecognizer):
         self.variable_lists: dict[int, cst.Call] = {}  # tf.trainable_variables() calls (transforms/graph/layers/variable_lists.py)
         self.variable_list_names: set[str] = set()  # names bound to one, at block level
         self.variable_list_calls: dict[str, cst.Call] = {}  # name -> the tf.trainable_variables() bound to it
-        self.filtered_lists: dict[int, tuple[cst.ListComp, cst.Call, object]] = {}  # see variable_lists.py
+        self.filtered_lists: dict[int, tuple[cst.ListComp, cst.Call, Callable[[str], bool]]] = {}  # variable_lists.py
         self.datasets = DatasetReader(self)
         self.summary_names: set[str] = set()  # graph names holding summary dicts (transforms/graph/outputs/summaries.py)
         self.valued_train_ops: set[str] = set()  # train ops whose run gives the loss (slim's create_train_op)

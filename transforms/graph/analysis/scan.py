@@ -15,6 +15,7 @@ from transforms.graph.analysis.helper_calls import helper_layer_uses
 from transforms.graph.layers.keras_layers import LayerConverter, LayerUse, NameAllocator
 from transforms.graph.layers.variable_lists import name_filtered
 from transforms.graph.training.metrics import MetricConverter
+from transforms.graph.training.optimizers import concatenated_lists
 from transforms.graph.structure.modules import ModuleHelper
 from transforms.graph.analysis.model import GraphBlock, Item, Kind, Scopes
 from transforms.graph.writing.renames import renamed_reads, state_name
@@ -127,7 +128,7 @@ class GraphScanner:
         if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
             return all(self._lists_variables(part) or (
                 isinstance(part, cst.Name) and part.value in self.analyzer.variable_list_names)
-                for part in (value.left, value.right))
+                for part in concatenated_lists(value))
         return isinstance(value, (cst.List, cst.Tuple)) and bool(value.elements) and all(
             isinstance(element.value, cst.Name) and self.kinds.get(element.value.value) is Kind.VARIABLE
             for element in value.elements)

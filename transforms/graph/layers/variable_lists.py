@@ -98,7 +98,7 @@ def _both(first: Selects | None, second: Selects | None) -> Selects | None:
     return lambda name: first(name) and second(name)
 
 
-def _in_scope(tf1_name: str | None, selects: Selects | None, call: cst.Call) -> bool:
+def _selected(tf1_name: str | None, selects: Selects | None, call: cst.Call) -> bool:
     if selects is None:
         return True
     if tf1_name is None:
@@ -119,7 +119,7 @@ def _instance_variables(helper, call_scope) -> list[tuple[str, str | None]]:
     return [(attribute, names.get(attribute)) for attribute, trainable in helper.variables if trainable]
 
 
-def _created_before(block, index: int, instances: dict, call: cst.Call, scope: Selects | None) -> list[str]:
+def _created_before(block, index: int, instances: dict, call: cst.Call, selects: Selects | None) -> list[str]:
     pieces: list[str] = []
     seen: set[str] = set()
     for item in block.items[:index]:
@@ -130,15 +130,15 @@ def _created_before(block, index: int, instances: dict, call: cst.Call, scope: S
             seen.add(name)
             if name in instances:
                 pieces += [f"{name}.{attribute}" for attribute, tf1_name in _instance_variables(*instances[name])
-                           if _in_scope(tf1_name, scope, call)]
+                           if _selected(tf1_name, selects, call)]
             elif name in block.layer_objects:
                 raise Refusal(call, f"tf.trainable_variables() after the Keras layer '{name}', which creates its "
                                     "weights only when first called")
             elif name in block.variable_dicts:
-                if scope is not None:
+                if selects is not None:
                     raise Refusal(call, "tf.trainable_variables() filtered by scope or name after a dict of variables is not modelled")
                 pieces.append(f"*{name}.values()")
-            elif block.trainable_state.get(name) and _in_scope(_variable_name(item), scope, call):
+            elif block.trainable_state.get(name) and _selected(_variable_name(item), selects, call):
                 pieces.append(name)
     return pieces
 

@@ -379,9 +379,7 @@ def chunked_loop(plan: Plan, loop: cst.For, updated: cst.For) -> list[cst.BaseSt
     bare = first or isinstance(statement.body[0], cst.Expr)
     lines = [chunk if bare else f"{outputs_name(plan.step.name)} = {chunk}", f"{start} = {stop}"]
     if not bare:  # the evaluation's step's own outputs: the last row
-        value = structure(plan, lambda key, ta: f"{outputs_name(plan.step.name)}{key}[-1]") \
-            if plan.step.outputs.kind != "none" else "None"
-        lines.append(f"{code(statement.body[0].targets[0].target)} = {value}")
+        lines.append(f"{code(statement.body[0].targets[0].target)} = {_last_row(plan)}")
     evaluation = updated.body.body[list(loop.body.body).index(plan.evaluations[0])]  # nested rewrites kept
     recomputed = _index_values_read(plan, evaluation)
     evaluation = _with_chunk(evaluation, [cst.parse_statement(line + "\n") for line in lines] + recomputed)
@@ -400,11 +398,16 @@ def _last_chunk(plan: Plan, statement: cst.SimpleStatementLine, call: str, start
     from the last of them (if any ran: else the last evaluation bound them, or the loop ran no step)."""
     if not plan.outputs_read_after or isinstance(statement.body[0], cst.Expr):
         return [cst.parse_statement(call + "\n")]
-    outputs = outputs_name(plan.step.name)
-    value = structure(plan, lambda key, ta: f"{outputs}{key}[-1]") if plan.step.outputs.kind != "none" else "None"
     target = code(statement.body[0].targets[0].target)
-    return [cst.parse_statement(f"{outputs} = {call}\n"),
-            cst.parse_statement(f"if {start} < {count}:\n    {target} = {value}\n")]
+    return [cst.parse_statement(f"{outputs_name(plan.step.name)} = {call}\n"),
+            cst.parse_statement(f"if {start} < {count}:\n    {target} = {_last_row(plan)}\n")]
+
+
+def _last_row(plan: Plan) -> str:
+    """The step's outputs at the last step of the chunk just run (its multi-step call's `<outputs>`)."""
+    if plan.step.outputs.kind == "none":
+        return "None"
+    return structure(plan, lambda key, ta: f"{outputs_name(plan.step.name)}{key}[-1]")
 
 
 def _index_values_read(plan: Plan, evaluation: cst.If) -> list[cst.BaseStatement]:
