@@ -192,6 +192,23 @@ def test_refusals_are_grouped_by_code_and_normalised_message():
     assert len(groups) == 1 and groups[0]["count"] == 2 and groups[0]["example"] == "me/toy:a.py:3"
 
 
+def _run(verdict: str, legacy_s: float, migrated_s: float, speedup: float | None, basis: str) -> dict:
+    return {"legacy": {"status": "ok", "seconds": legacy_s}, "migrated": {"status": "ok", "seconds": migrated_s},
+            "verify": {"verdict": verdict, "speed": {"speedup": speedup, "basis": basis}}}
+
+
+def test_speed_of_equivalent_counts_per_step_and_wall_ratios_of_equivalent_programs_only():
+    steady = "steady-state step time"
+    runs = [_run("equivalent", 10.0, 8.0, 1.5, steady),
+            _run("equivalent", 10.0, 12.5, 0.5, steady + " (indicative only: under 20 steady steps or 1 s on a side)"),
+            _run("equivalent", 6.0, 6.0, 0.9, "script wall time"),  # no step site: not a per-step ratio
+            _run("mismatch", 10.0, 1.0, 9.0, steady)]
+    speed = summary.speed_of_equivalent(runs)
+    assert speed["equivalent"] == 3
+    assert speed["per_step"] == {"measured": 2, "at_least_1x": 1, "median": 1.0, "indicative": 1}
+    assert speed["wall"] == {"measured": 3, "at_least_1x": 2, "median": 1.0}
+
+
 def test_manifest_file_is_consistent():
     entries = materialise.load_manifest()
     keys = [(e["repo"], e["path"]) for e in entries]

@@ -117,7 +117,7 @@ def exception_head(stderr: str, exit_code: int) -> str:
 
 
 def verify(entry: dict, recipe: dict, legacy: str, migrated: str, timeout_s: float) -> dict:
-    """The harness's report of the pair: {"verdict", "reason"} (verdict "error" if no report came)."""
+    """The harness's report of the pair: {"verdict", "reason", "speed"} (verdict "error" if no report came)."""
     from migrate.harness.pairing import sidecar_path
 
     with tempfile.TemporaryDirectory(prefix="corpus-verify-") as folder:
@@ -132,7 +132,18 @@ def verify(entry: dict, recipe: dict, legacy: str, migrated: str, timeout_s: flo
             return {"verdict": "error", "reason": f"no report: {outcome.error or outcome.status}"}
         with open(config["report"], encoding="utf-8") as handle:
             program = json.load(handle)["programs"][0]
-    return {"verdict": program["verdict"], "reason": program["reason"]}
+    return {"verdict": program["verdict"], "reason": program["reason"], "speed": harness_speed(program)}
+
+
+def harness_speed(program: dict) -> dict | None:
+    """The harness's speed measurement of the pair: per-step speedup (legacy step time / migrated step
+    time at the step site, medians of the same run) with its basis, and both sides' script wall time."""
+    timing = program.get("timing")
+    if not timing:
+        return None
+    return {"speedup": timing.get("speedup"), "basis": timing.get("speedup_basis"),
+            "steps": [(timing.get(side) or {}).get("steps") for side in ("legacy", "migrated")],
+            "wall_s": [(timing.get(side) or {}).get("wall_s") for side in ("legacy", "migrated")]}
 
 
 def run_recipe(corpus_dir: str, entry: dict, recipe: dict, migrated: tuple[str | None, str], timeout_s: float,

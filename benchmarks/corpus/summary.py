@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from statistics import median
 
 LEVELS = ("tf2", "compat", "tf1", "none")
 VERDICTS = ("equivalent", "mismatch", "inconclusive", "failed", "error")
@@ -92,11 +93,44 @@ def run_summary(runs: list[dict]) -> dict:
     return {"programs": len(runs), "legacy_runtime": rate("legacy"), "migrated_plain_tf2": rate("migrated"),
             "verify": {verdict: verdicts.get(verdict, 0) for verdict in VERDICTS},
             "verify_harness_ran": harness_ran,
+            "speed_of_equivalent": speed_of_equivalent(runs),
             "corpus_bugs": [run["id"] for run in runs if run["legacy"]["status"] != "ok"],
             "legacy_failures": run_failure_reasons(runs, "legacy"),
             "migrated_failures": run_failure_reasons(runs, "migrated"),
             "seconds": {"legacy": round(sum(r["legacy"]["seconds"] for r in runs), 1),
                         "migrated": round(sum(r["migrated"]["seconds"] for r in runs), 1)}}
+
+
+def plain_wall_ratio(run: dict) -> float | None:
+    """Legacy / migrated wall time of the plain runs (start-up, tracing and the whole script included)."""
+    legacy, migrated = run["legacy"], run["migrated"]
+    if legacy["status"] != "ok" or migrated["status"] != "ok" or not migrated["seconds"]:
+        return None
+    return round(legacy["seconds"] / migrated["seconds"], 2)
+
+
+def step_speedup(run: dict) -> float | None:
+    """The harness's per-step speedup of the pair, when it timed a step site on both sides."""
+    speed = (run.get("verify") or {}).get("speed") or {}
+    if speed.get("speedup") is None or not (speed.get("basis") or "").startswith("steady-state step"):
+        return None
+    return speed["speedup"]
+
+
+def speed_of_equivalent(runs: list[dict]) -> dict:
+    """Per-step and wall-time speed of the programs verified equivalent: how many are at least as fast."""
+    equivalent = [run for run in runs if (run.get("verify") or {}).get("verdict") == "equivalent"]
+    steps = [value for value in map(step_speedup, equivalent) if value is not None]
+    walls = [value for value in map(plain_wall_ratio, equivalent) if value is not None]
+    indicative = sum("indicative" in ((run["verify"].get("speed") or {}).get("basis") or "")
+                     for run in equivalent if step_speedup(run) is not None)
+
+    def counts(values: list[float]) -> dict:
+        return {"measured": len(values), "at_least_1x": sum(value >= 1.0 for value in values),
+                "median": round(float(median(values)), 2) if values else None}
+
+    return {"equivalent": len(equivalent), "per_step": dict(counts(steps), indicative=indicative),
+            "wall": counts(walls)}
 
 
 def static_summary(records: list[dict]) -> dict:
@@ -161,6 +195,16 @@ def render_runs(summary: dict, runs: list[dict]) -> list[str]:
              f"`tf-migrate verify` (harness ran on {summary['verify_harness_ran']} pairs whose plain runs both "
              "succeeded; the others count as failed):", ""]
     lines += table(list(summary["verify"]), [list(summary["verify"].values())]) + [""]
+    speed = summary.get("speed_of_equivalent")
+    if speed:
+        step, wall = speed["per_step"], speed["wall"]
+        lines += [f"Speed of the {speed['equivalent']} programs verified equivalent (legacy time / migrated time, "
+                  "same machine, one run): per step, the harness's steady-state median at the step site: "
+                  f"**{step['at_least_1x']} / {step['measured']}** at least 1.0x (median {step['median']}x; "
+                  f"{step['indicative']} of them indicative only: under 20 steady steps or 1 s on a side; the "
+                  "others had no step site timed on both sides); wall time of the plain runs, start-up and "
+                  f"tracing included: **{wall['at_least_1x']} / {wall['measured']}** at least 1.0x (median "
+                  f"{wall['median']}x).", ""]
     if summary["corpus_bugs"]:
         lines += ["Corpus bugs (legacy side does not run; recipe or stand-in to fix): "
                   + ", ".join(summary["corpus_bugs"]), ""]
@@ -170,10 +214,15 @@ def render_runs(summary: dict, runs: list[dict]) -> list[str]:
             lines += table(["status", "error (normalised)", "count", "example"],
                            [[r["status"], r["error"], r["count"], r["example"]] for r in summary[side][:TOP]]) + [""]
     lines += ["Per program:", ""]
-    lines += table(["program", "legacy", "migrated", "verify", "reason"],
+    lines += table(["program", "legacy", "migrated", "verify", "per step", "wall", "reason"],
                    [[run["id"], f"{run['legacy']['status']} {run['legacy']['seconds']}s",
                      f"{run['migrated']['status']} {run['migrated']['seconds']}s",
                      (run.get("verify") or {}).get("verdict", "-"),
+                     _ratio(step_speedup(run)), _ratio(plain_wall_ratio(run)),
                      ((run.get("verify") or {}).get("reason") or run["migrated"]["error"] or "")[:140]]
                     for run in runs])
     return lines + [""]
+
+
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
