@@ -1,8 +1,8 @@
 """The optimizers TFM201 emulates (tf1_optimizer_classes.py) update exactly as TF1's did.
 
-One TF1 program trains four models, one per emulated case: RMSProp with TF1's defaults on dense and
+One TF1 program trains five models, one per emulated case: RMSProp with TF1's defaults on dense and
 sparse (embedding) gradients, centered RMSProp with momentum, Nesterov momentum with an exponentially
-decayed rate, momentum with a fed rate. It runs on the legacy runtime and, migrated, on plain
+decayed rate, momentum with a fed rate, Adam on dense and sparse gradients. It runs on the legacy runtime and, migrated, on plain
 TensorFlow 2; every weight after every step must be bit for bit the same (both sides run the same
 TF1 kernels on the same float32 inputs, so no tolerance is needed).
 """
@@ -58,6 +58,12 @@ w4 = tf.Variable(tf.constant([[-0.1], [0.4], [0.2]], tf.float32), name="w4")
 loss4 = tf.reduce_mean(tf.square(tf.matmul(x, w4) - y))
 train4 = tf.train.MomentumOptimizer(rate, momentum=0.8).minimize(loss4, var_list=[w4])
 
+# Adam on sparse (embedding) and dense gradients, TF1's defaults but for the rate and beta1
+embedding5 = tf.Variable(tf.constant(np.linspace(1, -1, 24).reshape(6, 4), tf.float32), name="embedding5")
+w5 = tf.Variable(tf.constant(np.linspace(0.5, -0.5, 12).reshape(3, 4), tf.float32), name="w5")
+loss5 = tf.reduce_mean(tf.square(tf.reduce_sum(tf.matmul(x, w5) * tf.gather(embedding5, rows), 1, keepdims=True) - y))
+train5 = tf.train.AdamOptimizer(0.05, beta1=0.8).minimize(loss5, var_list=[embedding5, w5])
+
 with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
     for step in range(6):
@@ -65,7 +71,8 @@ with tf.Session() as sess:
         sess.run(train2, {x: features, y: targets})
         sess.run(train3, {x: features, y: targets})
         sess.run(train4, {x: features, y: targets, rate: 0.1 / (step + 1)})
-        values = sess.run([embedding, w1, w2, b2, w3, w4])
+        sess.run(train5, {x: features, y: targets, rows: ids})
+        values = sess.run([embedding, w1, w2, b2, w3, w4, embedding5, w5])
         print("WEIGHTS", step, [np.asarray(v).tolist() for v in values])
 """
 
@@ -83,7 +90,7 @@ def test_emulated_optimizers_train_as_tf1_did(tmp_path) -> None:
     result = migrate_path(str(legacy))
     assert result.status == "changed" and result.level == "tf2", result.reason
     emulated = [f for f in result.findings if f.code == "TFM201" and f.fixed and "defined in this file" in f.message]
-    assert len(emulated) == 4
+    assert len(emulated) == 5
     migrated = tmp_path / "optimizers.py"
     migrated.write_text(result.new_source, encoding="utf-8")
     env = {key: value for key, value in os.environ.items() if key != "TF_USE_LEGACY_KERAS"}
@@ -99,4 +106,4 @@ def test_emulated_optimizers_train_as_tf1_did(tmp_path) -> None:
     assert all(not np.array_equal(a, b) for a, b in zip(first, last)), "every model trains"
     embedding_rows_without_gradient = [4]
     for row in embedding_rows_without_gradient:  # sparse updates leave other rows and their slots alone
-        assert first[0][row] == last[0][row]
+        assert first[0][row] == last[0][row] and first[6][row] == last[6][row]

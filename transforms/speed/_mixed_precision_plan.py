@@ -62,11 +62,12 @@ def plan_mixed_precision(module: cst.Module, tf_name: Callable[[cst.CSTNode], st
                                   "code is not known")
         if plan.problem:
             return plan
+    optimizer_classes = _keras_optimizer_classes(module, tf_name)
     for target, call in _constructions(module):
         namespace = (tf_name(call.func) or "").rpartition(".")[0]
         if namespace == KERAS_LAYERS:
             plan.layers[target] = call
-        elif namespace == KERAS_OPTIMIZERS:
+        elif namespace == KERAS_OPTIMIZERS or code_of(call.func) in optimizer_classes:
             plan.optimizers[target] = call
     bindings = binding_ids(module)
     plan.float32_layers = _layers_read_outside_layers(module, plan.layers, bindings)
@@ -76,6 +77,18 @@ def plan_mixed_precision(module: cst.Module, tf_name: Callable[[cst.CSTNode], st
             plan.problem = problem
             return plan
     return plan
+
+
+def _keras_optimizer_classes(module: cst.Module, tf_name: Callable[[cst.CSTNode], str | None]) -> set[str]:
+    """Module-level classes derived from `tf.keras.optimizers.Optimizer`, directly or through one
+    another (the TF1-emulating optimizers TFM201 writes into a file)."""
+    found: set[str] = set()
+    for statement in module.body:
+        if isinstance(statement, cst.ClassDef) and any(
+                tf_name(base.value) == KERAS_OPTIMIZERS + ".Optimizer" or code_of(base.value) in found
+                for base in statement.bases):
+            found.add(statement.name.value)
+    return found
 
 
 def _constructions(module: cst.Module):

@@ -97,6 +97,52 @@ class TF1Momentum(TF1Optimizer):
 '''
 
 
+_ADAM_SOURCE = '''
+class TF1Adam(TF1Optimizer):
+    """tf.compat.v1.train.AdamOptimizer: its fused kernel, and its beta powers kept as variables
+    multiplied once per step (Keras raises beta to the step count instead, which rounds otherwise)."""
+
+    slot_initializers = {"m": "zeros", "v": "zeros"}
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08):
+        super().__init__(learning_rate=learning_rate, name="Adam")
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+
+    def build(self, variables):
+        if self.built:
+            return
+        super().build(variables)
+        self.beta1_power = self.add_variable((), tf.keras.initializers.Constant(self.beta1), name="beta1_power")
+        self.beta2_power = self.add_variable((), tf.keras.initializers.Constant(self.beta2), name="beta2_power")
+
+    def apply(self, grads, trainable_variables=None):
+        super().apply(grads, trainable_variables)
+        self.beta1_power.assign(self.beta1_power * self.beta1)
+        self.beta2_power.assign(self.beta2_power * self.beta2)
+
+    def hyper_parameters(self, learning_rate):
+        return {"lr": learning_rate, "beta1": self.beta1, "beta2": self.beta2, "epsilon": self.epsilon,
+                "beta1_power": self.beta1_power, "beta2_power": self.beta2_power}
+
+    def apply_dense(self, var, slots, hyper, grad):
+        tf.raw_ops.ResourceApplyAdam(var=var, m=slots["m"], v=slots["v"], grad=grad, **hyper)
+
+    def apply_sparse(self, var, slots, hyper, grad, indices):
+        rate = hyper["lr"] * tf.sqrt(1 - hyper["beta2_power"]) / (1 - hyper["beta1_power"])
+        m = self._decay_and_scatter_add(slots["m"], hyper["beta1"], indices, grad * (1 - hyper["beta1"]))
+        v = self._decay_and_scatter_add(slots["v"], hyper["beta2"], indices, grad * grad * (1 - hyper["beta2"]))
+        tf.raw_ops.AssignSubVariableOp(resource=var, value=rate * m / (tf.sqrt(v) + hyper["epsilon"]))
+
+    @staticmethod
+    def _decay_and_scatter_add(slot, decay, indices, updates):
+        """TF1's sparse Adam: the whole slot decays, then the gradient rows are added; its new value."""
+        decayed = tf.raw_ops.ReadVariableOp(resource=slot, dtype=updates.dtype) * decay
+        tf.raw_ops.AssignVariableOp(resource=slot, value=decayed)
+        tf.raw_ops.ResourceScatterAdd(resource=slot, indices=indices, updates=updates)
+        return tf.raw_ops.ReadVariableOp(resource=slot, dtype=updates.dtype)
+'''
+
+
 @dataclass(frozen=True)
 class OptimizerClass:
     """A class written into the migrated file, and what it reproduces (for the finding)."""
@@ -110,6 +156,10 @@ CLASSES = {
     "TF1RMSProp": OptimizerClass("TF1RMSProp", _RMSPROP_SOURCE,
                                  "TF1's RMSProp kernels with its mean square starting at 1.0 and TF1's defaults "
                                  "(decay 0.9, epsilon 1e-10)"),
+    "TF1Adam": OptimizerClass("TF1Adam", _ADAM_SOURCE,
+                              "TF1's Adam kernel, with the beta powers multiplied each step as TF1 did (Keras's "
+                              "Adam recomputes them as powers, which rounds differently, and runs about twice the "
+                              "kernels)"),
     "TF1Momentum": OptimizerClass("TF1Momentum", _MOMENTUM_SOURCE,
                                   "TF1's Momentum kernel, which scales the accumulated gradients by the current "
                                   "learning rate"),
