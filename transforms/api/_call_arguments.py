@@ -26,14 +26,16 @@ class Converted:
     changes: tuple[str, ...]
 
 
-def convert_arguments(call: cst.Call, spec: FunctionSpec, reread: FunctionSpec | None = None) -> Converted:
+def convert_arguments(call: cst.Call, spec: FunctionSpec, reread: FunctionSpec | None = None,
+                      irrelevant: frozenset[str] = frozenset()) -> Converted:
     """`reread`: the spec of the v1 function named like the target, if any. The rewritten call
     must mean the same when read as a call of it, as a later run will read it (positional
-    arguments stay positional only where both readings agree)."""
+    arguments stay positional only where both readings agree). `irrelevant`: dropped parameters
+    that cannot change what this call computes (see _call_checks.unpartitioned)."""
     changes: list[str] = []
     bound = _bind(call, spec)
-    kept = _translate(bound, spec, changes)
-    _check_omitted({name for name, _arg, _pos in bound}, spec)
+    kept = _translate(bound, spec, changes, irrelevant)
+    _check_omitted({name for name, _arg, _pos in bound} | irrelevant, spec)
     names = {name for name, _arg, _pos in kept}
     for name, value in spec.added_arguments.items():
         if name not in names:
@@ -65,7 +67,7 @@ def _bind(call: cst.Call, spec: FunctionSpec) -> list[tuple[str, cst.Arg, bool]]
     return bound
 
 
-def _translate(bound, spec: FunctionSpec, changes: list[str]) -> list[tuple[str, cst.Arg, bool]]:
+def _translate(bound, spec: FunctionSpec, changes: list[str], irrelevant: frozenset[str]) -> list[tuple[str, cst.Arg, bool]]:
     kept: list[tuple[str, cst.Arg, bool]] = []
     for name, arg, positional in bound:
         new = spec.keyword_renames.get(name, name) if name in spec.v1_params else name
@@ -79,6 +81,8 @@ def _translate(bound, spec: FunctionSpec, changes: list[str]) -> list[tuple[str,
             if new != name and not positional:
                 changes.append(f"{name} -> {new}")
             kept.append((new, arg, positional))
+        elif name in irrelevant:
+            changes.append(f"dropped {name}={source(arg.value)} (no effect on this call)")
         elif condition or _droppable(name, arg.value, spec):
             _check_unambiguous(name, spec)
             changes.append(f"dropped {name}={source(arg.value)}")

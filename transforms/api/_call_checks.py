@@ -59,3 +59,110 @@ def argument(call: cst.Call, name: str, spec: FunctionSpec) -> cst.BaseExpressio
             return arg.value
     index = spec.v1_positional.index(name) if name in spec.v1_positional else len(positional)
     return positional[index].value if index < len(positional) else None
+
+
+# partition_strategy says how ids are spread over a *list* of partitions; TF1 wrapped a single
+# tensor in a list of one, where every strategy gathers the same rows. Parameter(s) that must be
+# single tensors for the omitted strategy not to matter, per function.
+PARTITIONED_PARAMETERS = {"tf.nn.embedding_lookup": ("params",), "tf.nn.embedding_lookup_sparse": ("params",),
+                          "tf.nn.nce_loss": ("weights", "biases"), "tf.nn.sampled_softmax_loss": ("weights", "biases")}
+# What a name bound only to one of these holds is a single tensor (a variable without a partitioner).
+_SINGLE_TENSORS = frozenset({"tf.Variable", "tf.get_variable", "tf.constant", "tf.convert_to_tensor",
+                             "tf.random_uniform", "tf.random_normal", "tf.truncated_normal", "tf.zeros", "tf.ones"})
+
+
+def unpartitioned(transform, call: cst.Call, spec: FunctionSpec, module_bindings) -> frozenset[str]:
+    """The dropped parameters whose TF1 default cannot matter for this call: `partition_strategy`
+    when the partitioned parameters are provably single tensors (never a list, and no partitioner
+    anywhere in the module). `module_bindings()`: the module and its simple_bindings."""
+    parameters = PARTITIONED_PARAMETERS.get(spec.name)
+    if parameters is None:
+        return frozenset()
+    module, bindings = module_bindings()
+    if "partitioner" in module.code:
+        return frozenset()
+    values = [argument(call, name, spec) for name in parameters]
+    if all(value is not None and _single_tensor(transform, value, bindings) for value in values):
+        return frozenset({"partition_strategy"})
+    return frozenset()
+
+
+def _single_tensor(transform, value: cst.BaseExpression, bindings) -> bool:
+    if isinstance(value, cst.Call):
+        return direct_tf_name(transform, value.func) in _SINGLE_TENSORS
+    key = _binding_key(value)
+    found = bindings.get(key) if key else None
+    return bool(found) and all(isinstance(bound, cst.Call) and _single_tensor(transform, bound, bindings)
+                               for bound in found)
+
+
+def _binding_key(target: cst.BaseExpression) -> str | None:
+    """`name` or `self.name` (any receiver named `self`), as one key; None for other expressions."""
+    if isinstance(target, cst.Name):
+        return target.value
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+        return "self." + target.attr.value
+    return None
+
+
+def simple_bindings(module: cst.Module) -> dict[str, list[cst.BaseExpression] | None]:
+    """key -> the values of its plain `key = value` assignments anywhere in the module; None for a key
+    also bound otherwise (a parameter, a loop or `with` target, unpacking, augmented assignment...)."""
+    bindings: dict[str, list | None] = {}
+
+    def other(target: cst.CSTNode) -> None:
+        for node in [target, *_nested_targets(target)]:
+            key = _binding_key(node)
+            if key:
+                bindings[key] = None
+
+    class Scan(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                key = _binding_key(target.target)
+                if key and len(node.targets) == 1:
+                    if bindings.get(key, []) is not None:
+                        bindings.setdefault(key, []).append(node.value)
+                else:
+                    other(target.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            other(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            other(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            other(node.target)
+
+        def visit_CompFor(self, node: cst.CompFor) -> None:
+            other(node.target)
+
+        def visit_WithItem(self, node: cst.WithItem) -> None:
+            if node.asname is not None:
+                other(node.asname.name)
+
+        def visit_Param(self, node: cst.Param) -> None:
+            other(node.name)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            other(node.target)
+
+        def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+            other(node.asname.name if node.asname else node.name)
+
+        def visit_Global(self, node: cst.Global) -> None:
+            for item in node.names:
+                other(item.name)
+
+    scan(module, Scan())
+    return bindings
+
+
+def _nested_targets(target: cst.CSTNode) -> list[cst.CSTNode]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [node for element in target.elements for node in [element.value, *_nested_targets(element.value)]]
+    if isinstance(target, cst.StarredElement):
+        return [target.value]
+    return []
+

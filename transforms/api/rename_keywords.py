@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from transforms.api._call_arguments import Unsafe, convert_arguments
-from transforms.api._call_checks import check_structural_rewrite, uses_v1_dataset_api
+from transforms.api._call_checks import check_structural_rewrite, simple_bindings, unpartitioned, uses_v1_dataset_api
 from transforms.api._references import ReferenceTransform
 from transforms.api._tf_spelling import direct_tf_name, raw_name
 from transforms.common.tables import COMPAT_PREFIX, FunctionSpec, keyword_table, names_a_table_symbol
@@ -34,7 +34,15 @@ class RenameKeywords(ReferenceTransform):
         self._calls: dict[int, FunctionSpec] = {}
         self._pins: dict[int, cst.BaseExpression] = {}
         self._v1_datasets = uses_v1_dataset_api(self, node)
+        self._module = node
+        self._bindings = None
         return super().visit_Module(node)
+
+    def _module_bindings(self) -> tuple[cst.Module, dict]:
+        """The module and its simple bindings (computed once, for the partitioned-parameter check)."""
+        if self._bindings is None:
+            self._bindings = simple_bindings(self._module)
+        return self._module, self._bindings
 
     def visit_Call(self, node: cst.Call) -> bool:
         spec = self.functions.get(direct_tf_name(self, node.func) or "")
@@ -51,7 +59,8 @@ class RenameKeywords(ReferenceTransform):
         try:
             check_structural_rewrite(self, original, spec)
             self._check_dataset_class(spec, respell)
-            converted = convert_arguments(updated, spec, self.functions.get(spec.target))
+            irrelevant = unpartitioned(self, original, spec, self._module_bindings)
+            converted = convert_arguments(updated, spec, self.functions.get(spec.target), irrelevant)
         except Unsafe as why:
             return self._pin_call(original, updated, spec, str(why))
         func = updated.func

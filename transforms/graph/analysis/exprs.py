@@ -12,6 +12,7 @@ from transforms.graph.analysis.assigns import ASSIGN_METHODS, assignment_outside
 from transforms.graph.analysis.model import Kind
 from transforms.graph.analysis.recognize import ExprFacts, Resolver, SiteRecognizer
 from transforms.common.syntax import Refusal, children, code
+from transforms.graph.layers.variable_lists import name_filtered, name_tested_iteration
 
 class ExprAnalyzer(SiteRecognizer):
     """Reads expressions against the kinds of the names bound so far in the block."""
@@ -25,6 +26,7 @@ class ExprAnalyzer(SiteRecognizer):
         self.variable_list_names: set[str] = set()  # names bound to one, at block level
         self.variable_list_calls: dict[str, cst.Call] = {}  # name -> the tf.trainable_variables() bound to it
         self.filtered_lists: dict[int, tuple[cst.ListComp, cst.Call, Callable[[str], bool]]] = {}  # variable_lists.py
+        self.variable_iterations: dict[int, tuple[cst.CSTNode, cst.Call, Callable[[str], bool] | None]] = {}  # ditto
         self.datasets = DatasetReader(self)
         self.summary_names: set[str] = set()  # graph names holding summary dicts (transforms/graph/outputs/summaries.py)
         self.valued_train_ops: set[str] = set()  # train ops whose run gives the loss (slim's create_train_op)
@@ -57,6 +59,8 @@ class ExprAnalyzer(SiteRecognizer):
             self._visit(node.value, facts)  # not its keyword
         elif isinstance(node, cst.Param):
             return
+        elif isinstance(node, (cst.ListComp, cst.GeneratorExp)) and self._iterates_variables(node):
+            self._visit(node.elt, facts)
         elif isinstance(node, cst.AssignTarget):
             self._visit_target(node.target, facts)
         elif isinstance(node, cst.Assign) and self.is_feed_dict(node):
@@ -66,6 +70,18 @@ class ExprAnalyzer(SiteRecognizer):
         else:
             for child in children(node):
                 self._visit(child, facts)
+
+    def _iterates_variables(self, comprehension: cst.ListComp | cst.GeneratorExp) -> bool:
+        """`[f(v) for v in tf.trainable_variables() if <tests of v.name>]`: registered to iterate the
+        variables TF1 listed (transforms/graph/layers/variable_lists.py)."""
+        if isinstance(comprehension, cst.ListComp) and name_filtered(comprehension) is not None:
+            return False  # a plain filter: the list it makes is the variables (scan.py's filtered_lists)
+        found = name_tested_iteration(comprehension)
+        if found is None or not isinstance(found[0], cst.Call) \
+                or self.category(found[0].func)[0] != "tf.trainable_variables":
+            return False
+        self.variable_iterations[id(comprehension)] = (comprehension, found[0], found[1])
+        return True
 
     def _visit_target(self, target: cst.BaseExpression, facts: ExprFacts) -> None:
         """An assignment target: binding the throwaway name `_` reads nothing, even where the

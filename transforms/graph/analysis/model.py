@@ -7,6 +7,7 @@ statements are later sliced backwards from the fetches of each `sess.run` site.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -126,6 +127,7 @@ class GraphBlock:
     aliases: dict[str, str] = field(default_factory=dict)  # state name rebound -> the name it now has
     summaries: set[str] = field(default_factory=set)  # graph names holding {tag: value} dicts (summary ops)
     member_aliases: dict[int, str] = field(default_factory=dict)  # id of `state.h` / `outputs[-1]` -> its code
+    graph_code_replacements: dict[int, Callable] = field(default_factory=dict)  # id -> f(updated node), in graph code
     assigns: dict[int, str] = field(default_factory=dict)  # item index of a variable assignment -> the variable
 
     def kind(self, name: str) -> Kind:

@@ -16,9 +16,14 @@ to the list filtered by TF1 name, `d_vars = [var for var in t_vars if 'd_' in va
 comprehension becomes the variables TF1's names selected, decided here from those names, since the
 TF2 variables' own names need not be TF1's.
 
-Refused: a scope that is not a plain string literal, the call inside graph code or a session run (it
-would be a tensor list there), outside the graph block, and Keras layers created before it (they make
-their weights at their first call, which has not happened yet where TF1 already had the variables)."""
+In graph code the call may be what a comprehension iterates, its conditions tests of the TF1 name (the
+L2 penalty of so many models, `tf.add_n([tf.nn.l2_loss(v) for v in tf.trainable_variables() if 'bias'
+not in v.name])`): the comprehension then iterates the variables TF1's names selected, decided here,
+and loses its conditions.
+
+Refused: a scope that is not a plain string literal, the call elsewhere in graph code or in a session
+run (it would be a tensor list there), outside the graph block, and Keras layers created before it (they
+make their weights at their first call, which has not happened yet where TF1 already had the variables)."""
 from __future__ import annotations
 
 import re
@@ -35,44 +40,96 @@ Selects = Callable[[str], bool]  # on a variable's TF1 name, without the ":0"
 
 
 def variable_list_replacements(block, scanner) -> dict:
+    """Replacements for the plain Python of the graph block: each call, and each name-filtered
+    comprehension over it, becomes the list of variables TF1 returned."""
     calls = scanner.analyzer.variable_lists
-    if not calls:
+    if not calls and not scanner.analyzer.filtered_lists:
         return {}
-    holders = {id(node): item for item in block.items for node in walk(item.node) if id(node) in calls}
-    in_runs = {id(node) for _, run in scanner.run_calls for node in walk(run)}
-    instances = {instance: (helper, key[1]) for helper in scanner.module_helpers.values()
-                 for key, instance in helper.instances.items()}
-
-    def listed(call: cst.Call, selects: Selects | None = None) -> str:
-        item = holders.get(id(call))
-        if item is None or not item.keeps_original or id(call) in in_runs or isinstance(item.node, cst.FunctionDef):
-            raise Refusal(call, "tf.trainable_variables() is only converted in plain Python of the graph-building "
-                                "code, outside session runs")
-        return "[" + ", ".join(_created_before(block, item.index, instances, call, _both(_scope(call), selects))) + "]"
-
+    listed = _lister(block, scanner, in_graph_code=False)
     replacements = {key: lambda _, text=listed(call): cst.parse_expression(text) for key, call in calls.items()}
     for key, (_, call, selects) in scanner.analyzer.filtered_lists.items():
         replacements[key] = lambda _, text=listed(call, selects): cst.parse_expression(text)
     return replacements
 
 
+def variable_iteration_replacements(block, scanner) -> dict:
+    """Replacements for comprehensions iterating `tf.trainable_variables()`, in graph code as in plain
+    Python: each iterates the variables TF1's names selected, without its conditions."""
+    iterations = scanner.analyzer.variable_iterations
+    if not iterations:
+        return {}
+    listed = _lister(block, scanner, in_graph_code=True)
+
+    def iterating(text: str):
+        return lambda updated: updated.with_changes(
+            for_in=updated.for_in.with_changes(iter=cst.parse_expression(text), ifs=[]))
+
+    return {key: iterating(listed(call, selects)) for key, (_, call, selects) in iterations.items()}
+
+
+def _lister(block, scanner, in_graph_code: bool) -> Callable[..., str]:
+    """The code of the list of variables a `tf.trainable_variables()` call returned in TF1 (those
+    `selects` keeps of them), where the program may read it."""
+    holders = {id(node): item for item in block.items for node in walk(item.node)}
+    in_runs = {id(node) for _, run in scanner.run_calls for node in walk(run)}
+    instances = {instance: (helper, key[1]) for helper in scanner.module_helpers.values()
+                 for key, instance in helper.instances.items()}
+
+    def listed(call: cst.Call, selects: Selects | None = None) -> str:
+        item = holders.get(id(call))
+        readable = item is not None and id(call) not in in_runs and not isinstance(item.node, cst.FunctionDef) \
+            and (in_graph_code or item.keeps_original)
+        if not readable:
+            raise Refusal(call, "tf.trainable_variables() is only converted in plain Python of the graph-building "
+                                "code, outside session runs, and as what a comprehension in graph code iterates")
+        return "[" + ", ".join(_created_before(block, item.index, instances, call, _both(_scope(call), selects))) + "]"
+
+    return listed
+
+
 def name_filtered(comprehension: cst.ListComp) -> tuple[cst.BaseExpression, Selects] | None:
     """(what it iterates, which TF1 names it keeps) of `[v for v in <source> if '<text>' in v.name]` or
     `... if v.name.startswith('<text>')`; None for any other comprehension."""
-    loop = comprehension.for_in
-    if not (isinstance(comprehension.elt, cst.Name) and isinstance(loop.target, cst.Name)
-            and comprehension.elt.value == loop.target.value and len(loop.ifs) == 1 and loop.inner_for_in is None
-            and not loop.asynchronous):
+    if not (isinstance(comprehension.elt, cst.Name) and isinstance(comprehension.for_in.target, cst.Name)
+            and comprehension.elt.value == comprehension.for_in.target.value and comprehension.for_in.ifs):
         return None
-    variable, test = loop.target.value, loop.ifs[0].test
+    return name_tested_iteration(comprehension)
+
+
+def name_tested_iteration(comprehension: cst.ListComp | cst.GeneratorExp) -> tuple[cst.BaseExpression, Selects | None] | None:
+    """(what it iterates, which TF1 names its conditions keep: None for all) of a comprehension with
+    one `for v in <source>` whose conditions only test `v.name`; None for any other comprehension."""
+    loop = comprehension.for_in
+    if not isinstance(loop.target, cst.Name) or loop.inner_for_in is not None or loop.asynchronous:
+        return None
+    tests = [_name_test(condition.test, loop.target.value) for condition in loop.ifs]
+    if None in tests:
+        return None
+    return loop.iter, (lambda name: all(test(name) for test in tests)) if tests else None
+
+
+def _name_test(test: cst.BaseExpression, variable: str) -> Selects | None:
+    """What `'<text>' in v.name`, `... not in v.name`, `v.name.startswith('<text>')`, and `not` / `and` /
+    `or` of those, keep of TF1 names; None for any other condition."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _name_test(test.expression, variable)
+        return (lambda name: not inner(name)) if inner else None
+    if isinstance(test, cst.BooleanOperation):
+        left, right = _name_test(test.left, variable), _name_test(test.right, variable)
+        if left is None or right is None:
+            return None
+        if isinstance(test.operator, cst.And):
+            return lambda name: left(name) and right(name)
+        return lambda name: left(name) or right(name)
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 \
-            and isinstance(test.comparisons[0].operator, cst.In) and _is_name_of(test.comparisons[0].comparator, variable):
-        text = string_value(test.left)
-        return (loop.iter, lambda name: text in name + ":0") if text is not None else None
+            and isinstance(test.comparisons[0].operator, (cst.In, cst.NotIn)) \
+            and _is_name_of(test.comparisons[0].comparator, variable):
+        text, negated = string_value(test.left), isinstance(test.comparisons[0].operator, cst.NotIn)
+        return (lambda name: (text in name + ":0") != negated) if text is not None else None
     if isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute) and test.func.attr.value == "startswith" \
             and _is_name_of(test.func.value, variable) and len(test.args) == 1 and test.args[0].keyword is None:
         text = string_value(test.args[0].value)
-        return (loop.iter, lambda name: (name + ":0").startswith(text)) if text is not None else None
+        return (lambda name: (name + ":0").startswith(text)) if text is not None else None
     return None
 
 

@@ -1,7 +1,11 @@
 """Write a step function: `@tf.function` with an input signature made of the placeholders' dtype and
 shape (so NumPy feeds are converted as TF1 converted them, and nothing retraces), the graph statements
 of its slice in their original order and with their comments, a GradientTape step for a train op, and
-a return value holding what its callers read of the fetches (see CallSiteRewriter.choose_returns)."""
+a return value holding what its callers read of the fetches (see CallSiteRewriter.choose_returns).
+
+Without AutoGraph (`autograph=False`): the body is TF1 graph-building code, which ran once as plain
+Python when TF1 built the graph, and so it runs at tracing; AutoGraph would rewrite it first (a
+`print` in it would become a print at every step) and costs about a third of the tracing time."""
 from __future__ import annotations
 
 import libcst as cst
@@ -41,15 +45,16 @@ class FunctionWriter:
 
     def _decorator(self, function: StepFunction) -> str:
         if not function.args:
-            return "@tf.function\n"
+            return "@tf.function(autograph=False)\n"
         specs = []
         for name in function.args:
             placeholder = self.block.placeholders[name]
             specs.append(f"tf.TensorSpec({placeholder.shape}, {placeholder.dtype})")
-        one_line = f"@tf.function(input_signature=[{', '.join(specs)}])\n"
+        one_line = f"@tf.function(input_signature=[{', '.join(specs)}], autograph=False)\n"
         if len(one_line) <= 100:
             return one_line
-        return "@tf.function(input_signature=[\n" + "".join(f"    {spec},\n" for spec in specs) + "])\n"
+        return ("@tf.function(input_signature=[\n" + "".join(f"    {spec},\n" for spec in specs)
+                + "], autograph=False)\n")
 
     def _params(self, function: StepFunction) -> str:
         params = []
@@ -66,6 +71,7 @@ class FunctionWriter:
         replacements.update(_constant_replacements(item.node, {**constants, **item.renames}))
         replacements.update({key: (lambda _, text=text: cst.parse_expression(text))
                              for key, text in self.block.member_aliases.items()})
+        replacements.update(self.block.graph_code_replacements)
         body = replace_nodes(item.body or item.node, replacements)
         return body.with_changes(leading_lines=[*item.leading, *body.leading_lines])
 

@@ -196,20 +196,29 @@ def _step_function(node: cst.FunctionDef, decorators, tf_names) -> StepFunction 
     for decorator in decorators:
         if not _is_tf_function(decorator, tf_names):
             continue
-        if not isinstance(decorator, cst.Call):
-            outputs = step_outputs(node)
-            parameters = node.params
-            bare = not (parameters.params or parameters.posonly_params or parameters.kwonly_params
-                        or isinstance(parameters.star_arg, cst.Param) or parameters.star_kwarg)
-            return StepFunction(node.name.value, (), (), outputs) if bare and outputs is not None else None
-        signature = next((a.value for a in decorator.args if a.keyword and a.keyword.value == "input_signature"),
-                         None)
         outputs = step_outputs(node)
-        if not isinstance(signature, cst.List) or outputs is None:
+        if outputs is None:
+            return None
+        signature = _input_signature(decorator)
+        if signature is None:
+            return StepFunction(node.name.value, (), (), outputs) if _without_parameters(node) else None
+        if not isinstance(signature, cst.List):
             return None
         params = tuple(p.name.value for p in node.params.params)
         return StepFunction(node.name.value, params, tuple(e.value for e in signature.elements), outputs)
     return None
+
+
+def _input_signature(decorator: cst.BaseExpression) -> cst.BaseExpression | None:
+    if not isinstance(decorator, cst.Call):
+        return None
+    return next((a.value for a in decorator.args if a.keyword and a.keyword.value == "input_signature"), None)
+
+
+def _without_parameters(function: cst.FunctionDef) -> bool:
+    parameters = function.params
+    return not (parameters.params or parameters.posonly_params or parameters.kwonly_params
+                or isinstance(parameters.star_arg, cst.Param) or parameters.star_kwarg)
 
 
 def _is_flag_values(node: cst.BaseExpression, tf_names, qualified) -> bool:
