@@ -43,6 +43,9 @@ def session_starts(sessions, resolver) -> list[int]:
         return [resolver.line(call) for call, _ in ordered]
     holders = {id(holder) for _, holder in ordered if isinstance(holder, cst.With)}
     for call, _ in ordered:
+        if not _in_graph_block(call, resolver):
+            raise Refusal(call, "sessions are opened in several functions, each over a graph of its own "
+                                "(one graph per file is converted)")
         if resolver.inside_function(call):
             raise Refusal(call, "a session opened inside a function, beside other sessions")
         if _inside_any(call, holders, resolver):
@@ -141,6 +144,13 @@ def reinitialisation_replacements(reopening, loop: cst.BaseStatement, resolver) 
         replacements[id(line)] = lambda updated: cst.FlattenSentinel(
             [loop.with_changes(leading_lines=updated.leading_lines)])
     return replacements
+
+
+def _in_graph_block(node: cst.CSTNode, resolver) -> bool:
+    current = resolver.parent(node)
+    while current is not None and current is not resolver.owner:
+        current = resolver.parent(current)
+    return current is not None
 
 
 def _inside_any(node: cst.CSTNode, holders: set[int], resolver) -> bool:
