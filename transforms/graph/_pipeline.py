@@ -55,7 +55,7 @@ class GraphProgram(GraphResolver):
         if not runs:
             raise Refusal(None, "the session never runs anything but initialisers")
         functions = planner.plan(runs)
-        check_later_sessions(functions, reopening, scanner.checkpoints.calls, starts, block, self)
+        check_later_sessions(functions, reopening, scanner.checkpoints, starts, block, self)
         regularization_aliases(block, scanner, functions)
         self._gather(functions)
         check_placement(functions, self)

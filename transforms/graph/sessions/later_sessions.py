@@ -31,6 +31,7 @@ from transforms.graph.training.metrics import is_local_initializer, local_initia
 from transforms.common.syntax import Refusal, code, statement, walk
 
 _RESTARTING_STATE = (Kind.ITERATOR, Kind.QUEUE)
+_NEVER = float("inf")
 REINITIALISED = ("variables initialised again in a new session -> each assigned the value it was created with "
                  "(what TF1 computes when the graph has a random seed; without one TF1 drew new random "
                  "initial values here)")
@@ -83,35 +84,62 @@ def reopening_initialisations(block, sites, starts: list[int], resolver) -> list
     return reopening
 
 
-def check_later_sessions(functions, reopening, checkpoint_calls, starts: list[int], block, resolver) -> None:
+def check_later_sessions(functions, reopening, checkpoints, starts: list[int], block, resolver) -> None:
     """Each later session gives the variables values (initializer or restore) before reading them."""
     if len(starts) < 2:
         return
     restarting = sorted({kind.value for kind in block.kinds.values() if kind in _RESTARTING_STATE})
     if restarting:
         raise Refusal(None, f"several sessions with a {' / '.join(restarting)}, which starts over in every session")
-    ready: dict[int, int] = {}
-    for node in [site.call for site in reopening] + [call.call for call in checkpoint_calls if call.method == "restore"]:
-        session = session_index(node, starts, resolver)
-        ready[session] = min(ready.get(session, resolver.line(node)), resolver.line(node))
-    reinitialised = {session_index(site.call, starts, resolver) for site in reopening}
+    states = _SessionStates(reopening, checkpoints, starts, block, resolver)
     for function in functions:
         for site in function.sites:
-            _check_site(site, function, starts, ready, reinitialised, resolver)
+            states.check(site, function)
 
 
-def _check_site(site, function, starts, ready, reinitialised, resolver) -> None:
-    if resolver.inside_function(site.call):
-        raise Refusal(site.call, "a session run inside a function, in a program that opens several sessions")
-    session = session_index(site.call, starts, resolver)
-    if session < 1 or not (function.state or function.train_op):
-        return
-    if resolver.line(site.call) < ready.get(session, float("inf")):
-        raise Refusal(site.call, f"session {session + 1} runs this before initialising or restoring the variables "
-                                 "(TF1 would read them uninitialised)")
-    if function.train_op and session in reinitialised:
-        raise Refusal(site.call, "training in a session that initialised the variables again: the optimizer's "
-                                 "slots and step count would not start over")
+class _SessionStates:
+    """Where each later session first initialises its variables and first restores them."""
+
+    def __init__(self, reopening, checkpoints, starts: list[int], block, resolver) -> None:
+        self.starts, self.block, self.resolver = starts, block, resolver
+        self.initialised = self._first_lines(site.call for site in reopening)
+        self.restored = self._first_lines(call.call for call in checkpoints.calls if call.method == "restore")
+        self.saved = set(checkpoints.saver.objects) if checkpoints.saver else set()
+
+    def _first_lines(self, nodes) -> dict[int, int]:
+        first: dict[int, int] = {}
+        for node in nodes:
+            session, line = session_index(node, self.starts, self.resolver), self.resolver.line(node)
+            first[session] = min(first.get(session, line), line)
+        return first
+
+    def check(self, site, function) -> None:
+        if self.resolver.inside_function(site.call):
+            raise Refusal(site.call, "a session run inside a function, in a program that opens several sessions")
+        session, line = session_index(site.call, self.starts, self.resolver), self.resolver.line(site.call)
+        if session < 1 or not (function.state or function.train_op):
+            return
+        initialised, restored = self.initialised.get(session, _NEVER), self.restored.get(session, _NEVER)
+        if min(initialised, restored) > line:
+            raise Refusal(site.call, f"session {session + 1} runs this before initialising or restoring the "
+                                     "variables (TF1 would read them uninitialised)")
+        if initialised < line and not initialised < restored < line:
+            if function.train_op:
+                raise Refusal(site.call, "training in a session that initialised the variables again: the "
+                                         "optimizer's slots and step count would not start over")
+            return
+        self._check_restored(site, function, session, initialised < line)
+
+    def _check_restored(self, site, function, session: int, initialised_before: bool) -> None:
+        """The checkpoint restored last holds what the run reads (and the optimizer, when it trains)."""
+        unsaved = [] if initialised_before else [
+            f"'{name}'" for name in function.state
+            if name not in self.saved and self.block.kind(name) in (Kind.VARIABLE, Kind.VARIABLE_DICT)]
+        if function.train_op and function.train_op.optimizer not in self.saved:
+            unsaved.append(f"the slots of {function.train_op.optimizer}")
+        if unsaved:
+            raise Refusal(site.call, f"session {session + 1} reads {', '.join(unsaved)}, which the restored "
+                                     "checkpoint does not hold (TF1 would have it uninitialised, or reset by the initializer)")
 
 
 def reinitialisation_code(block, scanner, sites, names) -> tuple[int, cst.BaseStatement, cst.BaseStatement]:
