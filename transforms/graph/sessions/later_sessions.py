@@ -13,12 +13,13 @@ repeats exactly:
 - `saver.restore(sess, path)` before the session's runs: the checkpoint restore it becomes
   (transforms/graph/outputs/checkpoints.py).
 
-Refused, with the reason: a later session running something that reads state before either (TF1
-would read uninitialised variables), a session opened inside another's block, an earlier session used
-after a later one is opened (each holds its own values), session runs inside functions (which session
-runs them is not known), a re-initialisation when the program has Keras layer or tf.Module variables
-(not copied) or trains afterwards (the optimizer's slots and step count would not start over), and
-tf.data iterators or input queues (they start over in every session).
+Refused, with the reason: a later session that runs something reading state before either (TF1
+would read uninitialised variables), or after only a restore reads a variable or trains an optimizer
+the checkpoint does not hold; a session opened inside another's block; an earlier session used after
+a later one is opened (each holds its own values); session runs inside functions (which session runs
+them is not known); a re-initialisation when the program has Keras layer or tf.Module variables (not
+copied) or trains afterwards (the optimizer's slots and step count would not start over); tf.data
+iterators or input queues (they start over in every session).
 """
 from __future__ import annotations
 
@@ -65,16 +66,12 @@ def reopening_initialisations(block, sites, starts: list[int], resolver) -> list
     """Global-initializer runs that begin a later session: no other run of that session before them."""
     if len(starts) < 2:
         return []
-    first_runs: dict[int, int] = {}
-    for site in sites:
-        if not site.is_init:
-            session = session_index(site.call, starts, resolver)
-            first_runs[session] = min(first_runs.get(session, resolver.line(site.call)), resolver.line(site.call))
+    first_runs = _first_lines([site.call for site in sites if not site.is_init], starts, resolver)
     local_names = local_initializer_names(block, resolver)
     reopening = []
     for site in sites:
         session = session_index(site.call, starts, resolver)
-        if not site.is_init or session < 1 or resolver.line(site.call) > first_runs.get(session, float("inf")):
+        if not site.is_init or session < 1 or resolver.line(site.call) > first_runs.get(session, _NEVER):
             continue
         locals_reset = [is_local_initializer(leaf.node, local_names, resolver) for leaf in site.fetch.leaves()]
         if any(locals_reset) and not all(locals_reset):
@@ -102,16 +99,10 @@ class _SessionStates:
 
     def __init__(self, reopening, checkpoints, starts: list[int], block, resolver) -> None:
         self.starts, self.block, self.resolver = starts, block, resolver
-        self.initialised = self._first_lines(site.call for site in reopening)
-        self.restored = self._first_lines(call.call for call in checkpoints.calls if call.method == "restore")
+        self.initialised = _first_lines([site.call for site in reopening], starts, resolver)
+        self.restored = _first_lines([call.call for call in checkpoints.calls if call.method == "restore"], starts,
+                                     resolver)
         self.saved = set(checkpoints.saver.objects) if checkpoints.saver else set()
-
-    def _first_lines(self, nodes) -> dict[int, int]:
-        first: dict[int, int] = {}
-        for node in nodes:
-            session, line = session_index(node, self.starts, self.resolver), self.resolver.line(node)
-            first[session] = min(first.get(session, line), line)
-        return first
 
     def check(self, site, function) -> None:
         if self.resolver.inside_function(site.call):
@@ -139,16 +130,18 @@ class _SessionStates:
             unsaved.append(f"the slots of {function.train_op.optimizer}")
         if unsaved:
             raise Refusal(site.call, f"session {session + 1} reads {', '.join(unsaved)}, which the restored "
-                                     "checkpoint does not hold (TF1 would have it uninitialised, or reset by the initializer)")
+                                     "checkpoint does not hold (TF1 would have it uninitialised, or reset by the "
+                                     "initializer)")
 
 
 def reinitialisation_code(block, scanner, sites, names) -> tuple[int, cst.BaseStatement, cst.BaseStatement]:
     """(item index, statement, loop): the statement copies every variable's initial value right after
     the last variable is created (before that item index); the loop assigns the copies back."""
     if block.layer_objects or scanner.module_helpers:
-        raise Refusal(None, "initialising Keras layer or tf.Module variables again in a later session is not modelled")
-    variables = [(item.index, name, item.kind) for item in block.items if item.kind in (Kind.VARIABLE, Kind.VARIABLE_DICT)
-                 for name in item.defines]
+        raise Refusal(None, "initialising Keras layer or tf.Module variables again in a later session is not "
+                            "modelled")
+    variables = [(item.index, name, item.kind) for item in block.items
+                 if item.kind in (Kind.VARIABLE, Kind.VARIABLE_DICT) for name in item.defines]
     after = max((index for index, _, _ in variables), default=-1) + 1
     earlier_runs = [site for site in sites if not site.is_init and site.item_index < after]
     if earlier_runs:
@@ -172,6 +165,15 @@ def reinitialisation_replacements(reopening, loop: cst.BaseStatement, resolver) 
         replacements[id(line)] = lambda updated: cst.FlattenSentinel(
             [loop.with_changes(leading_lines=updated.leading_lines)])
     return replacements
+
+
+def _first_lines(nodes, starts: list[int], resolver) -> dict[int, int]:
+    """Session index -> the first line among `nodes` in that session."""
+    first: dict[int, int] = {}
+    for node in nodes:
+        session, line = session_index(node, starts, resolver), resolver.line(node)
+        first[session] = min(first.get(session, line), line)
+    return first
 
 
 def _in_graph_block(node: cst.CSTNode, resolver) -> bool:

@@ -3,7 +3,9 @@
 `sess.run(tf.global_variables_initializer())` inside a loop, in a function called later, or after
 another run re-initialises the variables (and optimizer slots, with fresh random draws) in TF1; the
 rewrite creates state once, so it would silently keep trained weights instead. Such programs are
-refused, except for the run that begins a later session (transforms/graph/sessions/later_sessions.py). Local-variable initialiser runs are metric resets (`transforms/graph/training/metrics.py`) and may come anywhere.
+refused, except for the run that begins a later session (transforms/graph/sessions/later_sessions.py).
+Local-variable initialiser runs are metric resets (`transforms/graph/training/metrics.py`) and may come
+anywhere.
 """
 from __future__ import annotations
 
