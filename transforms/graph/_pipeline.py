@@ -76,7 +76,7 @@ class GraphProgram(GraphResolver):
         rewriter.replacements.update(scanner.queues.replacements(self))
         checkpoints = CheckpointCode(scanner.checkpoints, self, names) if scanner.checkpoints.saver else None
         rewriter.replacements.update(checkpoints.replacements() if checkpoints else {})
-        init_sites = [site for site in sites if site.is_init and site not in reopening]
+        init_sites = [site for site in sites if site.is_init and all(site.call is not r.call for r in reopening)]
         rewriter.rewrite(functions, init_sites, scanner.session_closes, scanner.feed_dicts)
         self._reinitialise(reopening, block, scanner, sites, names, definitions, rewriter.replacements)
         rewriter.replacements.update(reset_replacements(block, init_sites, scanner.metrics.metrics, self))
