@@ -38,7 +38,8 @@ SEEDED = ["core_session_mlp", "core_tf_layers_cnn", "core_saver_resume", "data_o
           pytest.param("core_builder_dict", marks=pytest.mark.slow),
           pytest.param("core_class_model", marks=pytest.mark.slow),
           pytest.param("core_rmsprop_decay", marks=pytest.mark.slow),
-          pytest.param("core_target_network_assign", marks=pytest.mark.slow)]
+          pytest.param("core_target_network_assign", marks=pytest.mark.slow),
+          pytest.param("saver_predict_session", marks=pytest.mark.slow)]
 RANDOM_INIT = ["core_graph_helpers", "core_layers_dropout", "tutorial_cnn_dicts_dropout"]
 FORBIDDEN = ("compat", "Session", "InteractiveSession", "placeholder", "placeholder_with_default", "feed_dict")
 

@@ -17,6 +17,9 @@ from transforms.graph.layers.keras_layers import NameAllocator
 from transforms.graph.training.metrics import check_metric_runs, reset_replacements
 from transforms.graph.training.optimizer_emulations import with_emulating_optimizers
 from transforms.graph.sessions.reinit import check_initializer_runs
+from transforms.graph.sessions.later_sessions import (REINITIALISED, check_later_sessions, reinitialisation_code,
+                                                      reinitialisation_replacements, reopening_initialisations,
+                                                      session_starts)
 from transforms.graph.writing.finish import finish_module
 from transforms.graph.writing.outside import outside_replacements
 from transforms.graph.writing.plan import Planner
@@ -36,6 +39,7 @@ class GraphProgram(GraphResolver):
         sessions = find_sessions(self)
         if not sessions:
             raise Refusal(None, "the session is not created beside the graph it runs")
+        starts = session_starts(sessions, self)
         self.block_scope = self.scope(statements[0])
         names = NameAllocator({node.value for node in load_names(self.module, parameters=True)})
         scanner = self._scanner(statements, names)
@@ -45,11 +49,13 @@ class GraphProgram(GraphResolver):
         check_captures(block, self)
         helper_state = check_helpers(block, scanner.helper_uses, scanner.analyzer, self, scanner.converted_helpers)
         planner = Planner(block, helper_state, self._flag_placeholders(scanner), names)
-        check_initializer_runs(block, sites, self)
+        reopening = reopening_initialisations(block, sites, starts, self)
+        check_initializer_runs(block, sites, self, reopening)
         runs = [site for site in sites if not site.is_init]
         if not runs:
             raise Refusal(None, "the session never runs anything but initialisers")
         functions = planner.plan(runs)
+        check_later_sessions(functions, reopening, scanner.checkpoints, starts, block, self)
         regularization_aliases(block, scanner, functions)
         block.graph_code_replacements.update(variable_iteration_replacements(block, scanner))
         self._gather(functions)
@@ -72,16 +78,26 @@ class GraphProgram(GraphResolver):
         rewriter.replacements.update(scanner.queues.replacements(self))
         checkpoints = CheckpointCode(scanner.checkpoints, self, names) if scanner.checkpoints.saver else None
         rewriter.replacements.update(checkpoints.replacements() if checkpoints else {})
-        rewriter.rewrite(functions, [site for site in sites if site.is_init], scanner.session_closes,
-                         scanner.feed_dicts)
-        init_sites = [site for site in sites if site.is_init]
+        init_sites = [site for site in sites if site.is_init and all(site.call is not r.call for r in reopening)]
+        rewriter.rewrite(functions, init_sites, scanner.session_closes, scanner.feed_dicts)
+        self._reinitialise(reopening, block, scanner, sites, names, definitions, rewriter.replacements)
         rewriter.replacements.update(reset_replacements(block, init_sites, scanner.metrics.metrics, self))
         new_statements = assemble(block, definitions, rewriter.replacements, 2 if self.owner is self.module else 1)
         module = finish_module(self, new_statements, rewriter.replacements)
         module = with_emulating_optimizers(self, module, scanner.state.training.emulated)
         module = checkpoints.finish(module) if checkpoints else module
         run_sites = [(site.call, f.name) for f in functions for site in f.sites]
+        for site in reopening:
+            self.transform.report(site.call, REINITIALISED, fixed=True)
         return module, sorted(run_sites, key=lambda pair: self.line(pair[0]))
+
+    def _reinitialise(self, reopening, block, scanner, sites, names, definitions, replacements) -> None:
+        """Initializer runs beginning a later session assign the variables copies of their initial values."""
+        if not reopening:
+            return
+        index, copying, loop = reinitialisation_code(block, scanner, sites, names)
+        definitions.setdefault(index, []).append(copying)
+        replacements.update(reinitialisation_replacements(reopening, loop, self))
 
     def _scanner(self, statements: list[cst.BaseStatement], names: NameAllocator) -> GraphScanner:
         """A scanner that knows the functions graph code may call (helpers, variable factories)."""

@@ -19,7 +19,10 @@ optimizers, graph tensors, train and init ops, sessions, plain Python. Then:
 - `optimizer.minimize(loss, global_step, var_list)` becomes a GradientTape step on the Keras
   optimizer (TF1 defaults kept where Keras differs, decays as Keras schedules, a fed learning rate
   set on the optimizer each step, batch-norm updates only where TF1 ran UPDATE_OPS).
-- initializer runs, sessions, `sess.close()` and `tf.disable_v2_behavior()` disappear.
+- initializer runs, sessions, `sess.close()` and `tf.disable_v2_behavior()` disappear. Sessions opened
+  one after another over the graph share the state: the initializer run that begins a later session
+  assigns every variable its initial value again, its `saver.restore` restores the checkpoint
+  (transforms/graph/sessions/later_sessions.py).
 - a graph built by a function returning its placeholders and tensors in a dict or tuple
   (`model = build_model()`, `model["loss"]`) is read as if built at the call, and helpers the session
   is passed to (`evaluate(sess, model, ...)`) lose that parameter (transforms/graph/structure/builders.py,

@@ -78,7 +78,8 @@ class GraphResolver:
                     owners[category.value].add(self._owner_of(node))
         candidates = owners["placeholder"] or owners["session"]
         if len(candidates) != 1:
-            raise Refusal(None, "placeholders are created in several functions")
+            created = "placeholders" if owners["placeholder"] else "sessions"
+            raise Refusal(None, f"{created} are created in several functions")
         owner = next(iter(candidates))
         if isinstance(owner, cst.Module):
             return owner, list(owner.body)

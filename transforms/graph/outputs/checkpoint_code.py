@@ -13,7 +13,8 @@ _RESTORE_FUNCTION = '''
 def {name}(checkpoint, path, tf1_names, tf1_optimizer_slots=(), tf1_optimizer_variables=()):
     """Restore the checkpoint at `path` into `checkpoint`.
 
-    Checkpoints this program writes are object-based and restore through `checkpoint`. Those its
+    Checkpoints this program writes are object-based and are read into `checkpoint` (`read`, not
+    `restore`: `checkpoint.write` does not save the save counter `restore` expects). Those its
     TF1 version wrote with tf.train.Saver are name-based: each variable in `tf1_names` (TF1 name ->
     variable) gets the value saved under its name. Their TF1 optimizer state (`<name>/<slot>` for
     each of `tf1_optimizer_slots`, and `tf1_optimizer_variables`) is not restored: the Keras
@@ -22,7 +23,7 @@ def {name}(checkpoint, path, tf1_names, tf1_optimizer_slots=(), tf1_optimizer_va
     reader = tf.train.load_checkpoint(path)
     saved = set(reader.get_variable_to_shape_map())
     if "_CHECKPOINTABLE_OBJECT_GRAPH" in saved:
-        checkpoint.restore(path).assert_existing_objects_matched()
+        checkpoint.read(path).assert_existing_objects_matched()
         return
     optimizer_state = {{f"{{name}}/{{slot}}" for name in tf1_names for slot in tf1_optimizer_slots}}
     missing = sorted(set(tf1_names) - saved)

@@ -1,4 +1,4 @@
-"""The program's one session: where it is created (`with tf.Session() as sess:` anywhere, or
+"""The program's sessions: where each is created (`with tf.Session() as sess:` anywhere, or
 `sess = tf.Session()`), that it is only run and closed, and how it disappears: a `with` block nested
 in plain code is unwrapped in place, a nested assignment removed (block-level ones are flattened by
 transforms/graph/analysis/flatten.py and dropped by the scan)."""
@@ -12,7 +12,8 @@ from transforms.common.syntax import Refusal, walk
 
 def find_sessions(resolver) -> list[tuple[cst.Call, cst.CSTNode]]:
     """(creation call, its `with` statement or assignment line) for every session; records the names
-    they are bound to in `resolver.session_targets`."""
+    they are bound to in `resolver.session_targets`. Several sessions must follow one another
+    (transforms/graph/sessions/later_sessions.py)."""
     sessions = []
     for node in walk(resolver.module):
         name = resolver.tf_name(node.func) if isinstance(node, cst.Call) else None
@@ -30,8 +31,6 @@ def find_sessions(resolver) -> list[tuple[cst.Call, cst.CSTNode]]:
         if target is not None:
             resolver.session_targets.add(id(target))
         sessions.append((node, resolver.parent(holder)))
-    if len(sessions) > 1:
-        raise Refusal(sessions[1][0], "more than one session (each would initialise the variables again)")
     return sessions
 
 
