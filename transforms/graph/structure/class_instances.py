@@ -27,7 +27,7 @@ import libcst as cst
 from transforms.graph.structure.class_checks import GraphClass, alias_of, aliases_local
 from transforms.graph.structure.inline import _TrackingReplacer
 from transforms.graph.sessions.session_helpers import bound_argument, owner_of, plain_parameters
-from transforms.common.syntax import Refusal, code, is_literal, is_target, load_names, statement, walk
+from transforms.common.syntax import Refusal, code, expr, is_literal, is_target, load_names, statement, walk
 
 
 def instance_copies(resolver, graph_class: GraphClass) -> tuple[dict, dict[int, cst.CSTNode]]:
@@ -118,35 +118,40 @@ def _check_names(resolver, graph_class: GraphClass, names: dict[str, dict[str, s
 def _copy(resolver, graph_class: GraphClass, line: cst.SimpleStatementLine, renames: dict[str, str],
           origins: dict) -> list[cst.BaseStatement]:
     """`__init__`'s body for one instance: its parameters bound to the call's arguments, then its
-    statements with the instance's names (an alias line `self.x = x` goes)."""
+    statements with the instance's names (an alias line `self.x = x` goes). A parameter given a
+    string literal that `__init__` never rebinds is that literal (scope names must be literals)."""
     self_name = graph_class.init.params.params[0].name.value
     body = [s for s in graph_class.init.body.body if not _is_docstring(s)]
     kept = [s for s in body if alias_of(s, self_name) is None
             or renames[alias_of(s, self_name)] != renames[f"self.{alias_of(s, self_name)}"]]
-    statements = _bindings(graph_class, line.body[0].value, renames)
+    arguments = _arguments(graph_class, line.body[0].value)
+    scope = resolver.scope(graph_class.init.body.body[0])
+    strings = {param: code(value) for param, value in arguments
+               if isinstance(value, cst.SimpleString) and len(scope.assignments[param]) == 1}
+    renames = {**renames, **strings}
+    statements = [statement(f"{renames[param]} = {code(value)}") for param, value in arguments if param not in strings]
     statements += [_renamed(graph_class, s, renames, origins) for s in kept]
     statements[0] = statements[0].with_changes(leading_lines=line.leading_lines)
     return statements
 
 
-def _bindings(graph_class: GraphClass, call: cst.Call, renames: dict[str, str]) -> list[cst.BaseStatement]:
-    """`<instance>_<parameter> = <argument>`, in the order the call evaluated its arguments, then the
-    defaults."""
+def _arguments(graph_class: GraphClass, call: cst.Call) -> list[tuple[str, cst.BaseExpression]]:
+    """(parameter, value) in the order the call evaluated its arguments, then the defaults."""
     init, label = graph_class.init, f"'{graph_class.name}'"
     params = plain_parameters(init)[1:]
     passed = [(p, arg) for p in params if (arg := bound_argument(_with_self(call), ["self", *params], p))]
     if len(passed) != len(call.args):
         raise Refusal(call, f"{label} is instantiated with arguments that match no parameter of __init__")
     passed.sort(key=lambda pair: [id(a) for a in call.args].index(id(pair[1])))
-    bindings = [statement(f"{renames[p]} = {code(arg.value)}") for p, arg in passed]
+    values = [(p, arg.value) for p, arg in passed]
     defaults = {p.name.value: p.default for p in init.params.params if p.default is not None}
     for param in params:
         if param in dict(passed):
             continue
         if param not in defaults or not is_literal(defaults[param]):
             raise Refusal(call, f"{label} is instantiated without '{param}', whose default is not a literal")
-        bindings.append(statement(f"{renames[param]} = {code(defaults[param])}"))
-    return bindings
+        values.append((param, defaults[param]))
+    return values
 
 
 def _with_self(call: cst.Call) -> cst.Call:
@@ -162,7 +167,7 @@ def _renamed(graph_class: GraphClass, original: cst.BaseStatement, renames: dict
     replacements = {}
     for name in load_names(copy, parameters=True):
         if name.value in renames:
-            replacements[id(name)] = lambda _, new=renames[name.value]: cst.Name(new)
+            replacements[id(name)] = lambda _, new=renames[name.value]: expr(new)
     for attribute in (n for n in walk(copy) if isinstance(n, cst.Attribute)):
         if isinstance(attribute.value, cst.Name) and attribute.value.value == self_name:
             replacements[id(attribute)] = lambda _, new=renames[f"self.{attribute.attr.value}"]: cst.Name(new)
