@@ -131,7 +131,7 @@ def _copy(resolver, graph_class: GraphClass, line: cst.SimpleStatementLine, rena
     renames = {**renames, **strings}
     statements = [statement(f"{renames[param]} = {code(value)}") for param, value in arguments if param not in strings]
     statements += [_renamed(graph_class, s, renames, origins) for s in kept]
-    statements[0] = statements[0].with_changes(leading_lines=line.leading_lines)
+    statements[0] = statements[0].with_changes(leading_lines=[*line.leading_lines, *statements[0].leading_lines])
     return statements
 
 
