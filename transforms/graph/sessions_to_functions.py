@@ -28,6 +28,8 @@ optimizers, graph tensors, train and init ops, sessions, plain Python. Then:
   is passed to (`evaluate(sess, model, ...)`) lose that parameter (transforms/graph/structure/builders.py,
   transforms/graph/sessions/session_helpers.py, transforms/graph/structure/inline.py); so is a class holding the graph, its `__init__` read as
   such a builder and its methods that run the session as such helpers (transforms/graph/structure/classes.py).
+  A class instantiated several times (a DQN's `mainQN` and `targetQN`) is written out once per
+  instance, `mainQN.Qout` read as `mainQN_Qout` (transforms/graph/structure/class_instances.py).
 - a function creating its variables under `variable_scope(name, reuse=reuse)`, called again with
   reuse=True / tf.AUTO_REUSE, becomes one tf.Module instance called twice (transforms/graph/structure/modules.py);
   `tf.trainable_variables()` in plain code becomes the list of the variables made so far

@@ -212,9 +212,17 @@ class ExprAnalyzer(SiteRecognizer):
         inner = ExprFacts()
         for child in children(node):
             self._visit(child, inner)
-        if inner.reads or inner.builds_ops:
+        if self._calls_initializer(func):
+            facts.builds_ops = True  # a random tensor (a variable's initial value; graph code refuses it)
+        elif inner.reads or inner.builds_ops:
             raise Refusal(node, f"graph values flow into '{code(func)}', which is not a TensorFlow op")
         _merge(facts, inner)
+
+    def _calls_initializer(self, func: cst.BaseExpression) -> bool:
+        """`xavier_init(shape)`, where `xavier_init = tf.contrib.layers.xavier_initializer()`: the
+        initializer's tensor, which the Keras initializer it becomes also returns when called."""
+        return isinstance(func, cst.Name) and self.kinds.get(func.value) is Kind.INITIALIZER \
+            and self.resolver.is_block_reference(func)
 
     def _refuse_variable_method(self, node: cst.Call) -> None:
         """`variable.assign(value)` anywhere but as a graph statement of its own (see analysis/assigns.py)."""

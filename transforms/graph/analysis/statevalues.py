@@ -11,8 +11,14 @@ from transforms.common.graph_symbols import Category
 from transforms.graph.layers.keras_layers import NameAllocator
 from transforms.graph.analysis.model import Item, Kind
 from transforms.graph.analysis.placeholders import read_placeholder
-from transforms.graph.writing.state import convert_get_variable, convert_initializer, convert_variable, global_step_variable
-from transforms.common.syntax import Refusal, code, expr, replace_nodes, with_value
+from transforms.graph.writing.state import (
+    convert_get_variable,
+    convert_initializer,
+    convert_variable,
+    draws_at_each_call,
+    global_step_variable,
+)
+from transforms.common.syntax import Refusal, code, expr, replace_nodes, walk, with_value
 from transforms.graph.training.train_ops import TrainOpConverter
 from transforms.graph.training.optimizers import convert_schedule, create_train_op_call, minimize_call
 
@@ -26,6 +32,7 @@ class StateConverter:
         self.names = names
         self.training = TrainOpConverter(scanner, names)
         self.factories: dict[str, bool] = {}  # variable-factory functions -> whether their variable trains
+        self.fresh_initializers: dict[str, str] = {}  # unseeded random initializer -> its Keras construction
 
     @property
     def block(self):
@@ -104,7 +111,11 @@ class StateConverter:
             return converted
         if category is Category.INITIALIZER:
             item.kind = Kind.INITIALIZER
-            return convert_initializer(call, tf_name)
+            converted = convert_initializer(call, tf_name)
+            self.fresh_initializers.pop(name, None)
+            if draws_at_each_call(call, tf_name):
+                self.fresh_initializers[name] = converted
+            return converted
         return None
 
     def _factory_variable(self, item: Item, name: str, call: cst.Call) -> None:
@@ -124,7 +135,7 @@ class StateConverter:
         if graph_reads or facts.layer_calls or facts.run_calls:
             raise Refusal(call, f"initial value of '{name}' depends on other graph values")
         if tf_name == "tf.Variable":
-            converted, trainable = convert_variable(call, item.scopes)
+            converted, trainable = convert_variable(self._with_fresh_initializers(call), item.scopes)
         else:
             initializer = next((a.value for i, a in enumerate(call.args) if (not a.keyword and i == 3)
                                 or (a.keyword and a.keyword.value == "initializer")), None)
@@ -140,6 +151,15 @@ class StateConverter:
         if not trainable and isinstance(call.args[0].value, cst.Integer) and call.args[0].value.value == "0":
             self.block.global_steps.add(name)
         return converted
+
+    def _with_fresh_initializers(self, call: cst.Call) -> cst.Call:
+        """`tf.Variable(init([3, 2]))`: TF1 drew new values at each call of an unseeded initializer,
+        a Keras initializer object returns the same values at each call, so each call gets its own."""
+        replacements = {id(node.func): (lambda _, text=self.fresh_initializers[node.func.value]: expr(text))
+                        for node in walk(call) if isinstance(node, cst.Call) and isinstance(node.func, cst.Name)
+                        and node.func.value in self.fresh_initializers
+                        and self.scanner.resolver.is_block_reference(node.func)}
+        return replace_nodes(call, replacements)
 
     def _variable_dict(self, item: Item, name: str, value: cst.Dict) -> None:
         """`weights = {'h1': tf.Variable(...), ...}`: each variable converted, the dict's layout kept."""
@@ -159,7 +179,7 @@ class StateConverter:
     def initializer_code(self, node: cst.BaseExpression) -> str | None:
         """The Keras initializer for a TF1 initializer call; a name bound to one is already converted."""
         if isinstance(node, cst.Name) and self.scanner.kinds.get(node.value) is Kind.INITIALIZER:
-            return node.value
+            return self.fresh_initializers.get(node.value, node.value)
         if isinstance(node, cst.Call):
             name, category, _ = self.scanner.analyzer.category(node.func)
             if category is Category.INITIALIZER:

@@ -27,6 +27,7 @@ make their weights at their first call, which has not happened yet where TF1 alr
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 
 import libcst as cst
@@ -155,12 +156,22 @@ def _both(first: Selects | None, second: Selects | None) -> Selects | None:
     return lambda name: first(name) and second(name)
 
 
-def _selected(tf1_name: str | None, selects: Selects | None, call: cst.Call) -> bool:
+def _selected(tf1_name: str | None, selects: Selects | None, call: cst.Call, shared: set[str]) -> bool:
     if selects is None:
         return True
     if tf1_name is None:
         raise Refusal(call, "tf.trainable_variables() filtered by name: a variable's TF1 name is not known statically")
+    if tf1_name in shared:
+        raise Refusal(call, f"tf.trainable_variables() filtered by name: several variables are named '{tf1_name}', "
+                            "which TF1 made unique ('_1', '_2', ...) and TF2 does not")
     return selects(tf1_name)
+
+
+def _shared_names(block) -> set[str]:
+    """TF1 names that several converted variables of the block would take (a class instantiated
+    twice, a name scope entered twice)."""
+    names = Counter(_variable_name(item) for item in block.items if item.kind.is_state and item.defines)
+    return {name for name, count in names.items() if name is not None and count > 1}
 
 
 def _instance_variables(helper, call_scope) -> list[tuple[str, str | None]]:
@@ -179,6 +190,7 @@ def _instance_variables(helper, call_scope) -> list[tuple[str, str | None]]:
 def _created_before(block, index: int, instances: dict, call: cst.Call, selects: Selects | None) -> list[str]:
     pieces: list[str] = []
     seen: set[str] = set()
+    shared = _shared_names(block) if selects is not None else set()
     for item in block.items[:index]:
         names = list(item.defines) if item.kind.is_state else []
         for name in names + [layer for layer in item.layers if layer in block.layer_objects]:
@@ -187,7 +199,7 @@ def _created_before(block, index: int, instances: dict, call: cst.Call, selects:
             seen.add(name)
             if name in instances:
                 pieces += [f"{name}.{attribute}" for attribute, tf1_name in _instance_variables(*instances[name])
-                           if _selected(tf1_name, selects, call)]
+                           if _selected(tf1_name, selects, call, shared)]
             elif name in block.layer_objects:
                 raise Refusal(call, f"tf.trainable_variables() after the Keras layer '{name}', which creates its "
                                     "weights only when first called")
@@ -195,7 +207,7 @@ def _created_before(block, index: int, instances: dict, call: cst.Call, selects:
                 if selects is not None:
                     raise Refusal(call, "tf.trainable_variables() filtered by scope or name after a dict of variables is not modelled")
                 pieces.append(f"*{name}.values()")
-            elif block.trainable_state.get(name) and _selected(_variable_name(item), selects, call):
+            elif block.trainable_state.get(name) and _selected(_variable_name(item), selects, call, shared):
                 pieces.append(name)
     return pieces
 

@@ -1,5 +1,5 @@
 """The checks that a class holding the graph can be rewritten (see transforms/graph/structure/classes.py): what its
-`__init__` assigns, what its methods do with `self`, and how its one instance is made."""
+`__init__` assigns, what its methods do with `self`, and how its instances are made."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -17,8 +17,9 @@ class GraphClass:
     init: cst.FunctionDef
     methods: dict[str, cst.FunctionDef]
     attributes: list[str] = field(default_factory=list)   # in order of first assignment in __init__
-    line: cst.SimpleStatementLine | None = None            # `model = Model(...)`
+    line: cst.SimpleStatementLine | None = None            # `model = Model(...)` (the first of several)
     instance: cst.Name | None = None
+    instances: list[tuple[cst.SimpleStatementLine, cst.Name]] = field(default_factory=list)  # in source order
     feeds: set[str] = field(default_factory=set)           # methods that only build a feed dict
 
     @property
@@ -130,16 +131,48 @@ def _read_instance(resolver, graph_class: GraphClass) -> None:
     name = graph_class.name
     accesses = [access for assignment in resolver.scope(graph_class.node).assignments[name]
                 for access in assignment.references]
-    if len(accesses) != 1:
-        raise Refusal(graph_class.node, f"class '{name}' must be instantiated exactly once (each instance builds "
-                                        "the graph again) and not used otherwise")
-    call = resolver.parent(accesses[0].node)
+    if not accesses:
+        raise Refusal(graph_class.node, f"class '{name}' holds the graph but is never instantiated")
+    for access in accesses:
+        graph_class.instances.append(_instantiation(resolver, graph_class, access.node, len(accesses)))
+    graph_class.line, graph_class.instance = graph_class.instances[0]
+
+
+def _instantiation(resolver, graph_class: GraphClass, node: cst.Name, count: int):
+    """(`model = Model(...)` line, `model`) for one use of the class name, refusing any other use."""
+    name = graph_class.name
+    call = resolver.parent(node)
     assign = resolver.parent(call) if isinstance(call, cst.Call) else None
     line = resolver.parent(assign) if isinstance(assign, cst.Assign) else None
-    if not (isinstance(line, cst.SimpleStatementLine) and call.func is accesses[0].node and len(assign.targets) == 1
-            and isinstance(assign.targets[0].target, cst.Name)):
-        raise Refusal(accesses[0].node, f"class '{name}' must be instantiated as `model = {name}(...)`")
-    graph_class.line, graph_class.instance = line, assign.targets[0].target
+    if isinstance(line, cst.SimpleStatementLine) and call.func is node and len(assign.targets) == 1 \
+            and isinstance(assign.targets[0].target, cst.Name):
+        return line, assign.targets[0].target
+    if count > 1:
+        raise Refusal(node, f"class '{name}' is used several times: each instance builds the graph again and "
+                            f"must be made by its own line `name = {name}(...)`")
+    raise Refusal(node, f"class '{name}' must be instantiated as `model = {name}(...)`")
+
+
+def alias_of(member: cst.BaseStatement, self_name: str) -> str | None:
+    """`attr` when the statement is `self.attr = attr`."""
+    small = member.body[0] if isinstance(member, cst.SimpleStatementLine) and len(member.body) == 1 else None
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+        return None
+    target, value = small.targets[0].target, small.value
+    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == self_name \
+            and isinstance(value, cst.Name) and value.value == target.attr.value:
+        return value.value
+    return None
+
+
+def aliases_local(resolver, graph_class: GraphClass, attr: str, scope) -> bool:
+    """`self.x` is __init__'s local `x`: one binding of `x`, stored by `self.x = x` at top level only.
+    (Otherwise the attribute takes another name when __init__ is inlined.)"""
+    self_name = graph_class.init.params.params[0].name.value
+    top_aliases = {id(m.body[0].targets[0].target) for m in graph_class.init.body.body if alias_of(m, self_name) == attr}
+    assigned = [a for a, stored in self_attributes(resolver, graph_class.init, self_name, graph_class.name)
+                if stored and a.attr.value == attr]
+    return len(scope.assignments[attr]) == 1 and all(id(a) in top_aliases for a in assigned)
 
 
 def converted_functions(graph_class: GraphClass) -> dict[str, cst.FunctionDef]:

@@ -21,8 +21,11 @@ builder at the instantiation and drops the dict and session parameters. An attri
 name, or `<instance>_<attribute>` where the program uses that name already. Methods that only build
 a feed dict are inlined where they are called (transforms/graph/structure/class_feeds.py).
 
+A class instantiated several times (`mainQN = Qnetwork(...)`, `targetQN = Qnetwork(...)`) becomes one
+copy of `__init__` per instance instead (transforms/graph/structure/class_instances.py).
+
 Refused (the class stays as it is): bases other than `object`, decorators, class attributes,
-properties and other special methods, several instances or other uses of the class, attributes
+properties and other special methods, uses of the class other than instantiations, attributes
 assigned outside `__init__`, `self` used other than as `self.<attribute>`, methods that call each
 other or neither run the session given to them nor only build a feed dict, and the instance used
 other than as `model.<attribute>` or `model.<method>(...)`. An attribute whose name `__init__` also
@@ -34,12 +37,15 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from transforms.graph.structure.class_checks import (
     GraphClass,
+    alias_of,
+    aliases_local,
     converted_functions,
     creates_placeholders,
     read_class,
     self_attributes,
 )
 from transforms.graph.structure.class_feeds import feed_replacements
+from transforms.graph.structure.class_instances import instance_copies
 from transforms.graph.structure.inline import _TrackingReplacer, inlined_program
 from transforms.graph._pipeline import GraphProgram
 from transforms.graph.analysis.resolver import GraphResolver
@@ -55,6 +61,8 @@ def class_program(transform, module: cst.Module) -> _ClassProgram | None:
     if len(found) > 1:
         raise Refusal(found[1], "several classes create placeholders")
     graph_class = read_class(resolver, found[0])
+    if len(graph_class.instances) > 1:
+        return _instances_program(transform, module, resolver, graph_class)
     replacements = _init_replacements(resolver, graph_class)
     for method in converted_functions(graph_class).values():
         replacements.update(_method_replacements(resolver, graph_class, method))
@@ -65,6 +73,14 @@ def class_program(transform, module: cst.Module) -> _ClassProgram | None:
     replacer = _TrackingReplacer(replacements)
     rewritten = module.visit(replacer)
     return _ClassProgram(transform, rewritten, {**replacer.origins, **functions}, graph_class.line)
+
+
+def _instances_program(transform, module: cst.Module, resolver, graph_class: GraphClass) -> _ClassProgram:
+    """The program with one copy of `__init__` per instance (transforms/graph/structure/class_instances.py)."""
+    replacements, copied = instance_copies(resolver, graph_class)
+    replacer = _TrackingReplacer(replacements)
+    rewritten = module.visit(replacer)
+    return _ClassProgram(transform, rewritten, {**replacer.origins, **copied}, graph_class.line)
 
 
 class _ClassProgram:
@@ -101,7 +117,7 @@ def _init_replacements(resolver, graph_class: GraphClass) -> dict:
     for attribute, _ in self_attributes(resolver, init, self_name, name):
         replacements[id(attribute)] = lambda _, attr=attribute.attr.value: cst.Name(local[attr])
     for member in init.body.body:
-        aliased = _alias(member, self_name)
+        aliased = alias_of(member, self_name)
         if aliased is not None and local[aliased] == aliased:
             replacements[id(member)] = lambda _: cst.RemovalSentinel.REMOVE
     keys = ", ".join(f'"{attr}": {local[attr]}' for attr in graph_class.attributes)
@@ -121,7 +137,7 @@ def _local_names(resolver, graph_class: GraphClass, scope) -> dict[str, str]:
     local = {}
     for attr in graph_class.attributes:
         prefixed = f"{graph_class.instance.value}_{attr}"
-        if (attr in scope.assignments and _aliases_local(resolver, graph_class, attr, scope)) or (
+        if (attr in scope.assignments and aliases_local(resolver, graph_class, attr, scope)) or (
                 attr not in scope.assignments and attr not in taken):
             local[attr] = attr
         elif prefixed not in taken and prefixed not in graph_class.attributes:
@@ -130,28 +146,6 @@ def _local_names(resolver, graph_class: GraphClass, scope) -> dict[str, str]:
             raise Refusal(graph_class.line, f"the attribute '{attr}' of '{graph_class.name}' becomes a variable, "
                                             f"but the program already uses '{attr}' and '{prefixed}'")
     return local
-
-
-def _alias(member: cst.BaseStatement, self_name: str) -> str | None:
-    """`attr` when the statement is `self.attr = attr`."""
-    small = member.body[0] if isinstance(member, cst.SimpleStatementLine) and len(member.body) == 1 else None
-    if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
-        return None
-    target, value = small.targets[0].target, small.value
-    if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == self_name \
-            and isinstance(value, cst.Name) and value.value == target.attr.value:
-        return value.value
-    return None
-
-
-def _aliases_local(resolver, graph_class: GraphClass, attr: str, scope) -> bool:
-    """`self.x` is __init__'s local `x`: one binding of `x`, stored by `self.x = x` at top level only.
-    (Otherwise the attribute takes another name when __init__ is inlined.)"""
-    self_name = graph_class.init.params.params[0].name.value
-    top_aliases = {id(m.body[0].targets[0].target) for m in graph_class.init.body.body if _alias(m, self_name) == attr}
-    assigned = [a for a, stored in self_attributes(resolver, graph_class.init, self_name, graph_class.name)
-                if stored and a.attr.value == attr]
-    return len(scope.assignments[attr]) == 1 and all(id(a) in top_aliases for a in assigned)
 
 
 def _method_replacements(resolver, graph_class: GraphClass, method: cst.FunctionDef) -> dict:

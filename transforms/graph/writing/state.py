@@ -37,6 +37,16 @@ def convert_initializer(call: cst.Call, tf_name: str) -> str:
     return f"tf.keras.{entry.get('module', 'initializers')}.{entry['keras']}({', '.join(arguments)})"
 
 
+def draws_at_each_call(call: cst.Call, tf_name: str) -> bool:
+    """Whether each call of this TF1 initializer object drew new values: a random one without a seed
+    (with one, every call gave the same values, as the Keras initializer does)."""
+    entry = table("initializers")[tf_name]
+    if "seed" not in entry["signature"]:
+        return False
+    seed = bind_arguments(call, entry["signature"], tf_name).get("seed")
+    return seed is None or (isinstance(seed, cst.Name) and seed.value == "None")
+
+
 def convert_variable(call: cst.Call, scopes: Scopes) -> tuple[str, bool]:
     """`tf.Variable(...)` as TF2 code, and whether it is trainable."""
     bound = bind_arguments(call, _VARIABLE_SIGNATURE, "tf.Variable")
