@@ -13,6 +13,7 @@ from dataclasses import replace
 import libcst as cst
 
 from transforms.common.graph_symbols import Category, scope_kind
+from transforms.graph.analysis.chained import chained_parts
 from transforms.graph.analysis.exprs import ExprAnalyzer
 from transforms.graph.analysis.model import Item, Kind, Scopes
 from transforms.common.syntax import Refusal, bind_arguments, string_value
@@ -33,9 +34,7 @@ class Flattener:
         for statement in statements:
             inner = self._context_scopes(statement, scopes) if isinstance(statement, cst.With) else None
             if inner is None:
-                item = Item(statement, len(self.items), scopes, leading)
-                self.items.append(item)
-                self.classify(item)
+                self._add(statement, scopes, leading)
             else:
                 if not isinstance(statement.body, cst.IndentedBlock):
                     raise Refusal(statement, "one-line `with` block around graph code")
@@ -43,6 +42,21 @@ class Flattener:
                 carried = leading + list(statement.leading_lines) + _header_comment(statement.body)
                 self.flatten(list(statement.body.body), inner, carried)
             leading = []
+
+    def _add(self, statement: cst.BaseStatement, scopes: Scopes, leading: list[cst.EmptyLine]) -> None:
+        parts = chained_parts(statement)
+        item = self._item(parts[0] if parts else statement, scopes, leading)
+        if parts and item.kind is Kind.PYTHON:
+            item.node = statement  # plain Python (`width = features = 20`) stays as written
+        elif parts:
+            for alias in parts[1:]:
+                self._item(alias, scopes, [])
+
+    def _item(self, statement: cst.BaseStatement, scopes: Scopes, leading: list[cst.EmptyLine]) -> Item:
+        item = Item(statement, len(self.items), scopes, leading)
+        self.items.append(item)
+        self.classify(item)
+        return item
 
     def _context_scopes(self, statement: cst.With, scopes: Scopes) -> Scopes | None:
         """The scopes inside a graph-context `with`, or None when it is an ordinary `with`."""
