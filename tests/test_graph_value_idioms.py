@@ -59,6 +59,26 @@ elif n_outputs == 4:
 else:
     out = h
 """ + TRAINING,
+    # pannous/tensorflow-speech-recognition speech_encoder.py: `l_rate = tf.Variable(0.003)`,
+    # `AdamOptimizer(learning_rate=l_rate)`, `sess.run(tf.assign(l_rate, l_rate * 0.1))`
+    "variable_learning_rate": SEEDED_GRAPH + """\
+x = tf.placeholder(tf.float32, [None, 3])
+y = tf.placeholder(tf.float32, [None, 1])
+w = tf.Variable(rng.normal(size=(3, 1)).astype(np.float32))
+learning_rate = tf.Variable(0.1)  # trainable, as in the original: no gradient reaches it
+decay = tf.assign(learning_rate, learning_rate * 0.5)
+out = tf.matmul(x, w)
+loss = tf.reduce_mean(tf.square(out - y))
+train_op = tf.train.AdamOptimizer(learning_rate=learning_rate).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(6):
+        if step % 2 == 1:
+            sess.run(decay)
+        _, value = sess.run([train_op, loss], feed_dict={x: data, y: target})
+        print("RESULT loss_%d %r" % (step, float(value)))
+    print("RESULT rate %r" % float(sess.run(learning_rate)))
+""",
 }
 
 
