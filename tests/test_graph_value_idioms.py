@@ -79,6 +79,43 @@ with tf.Session() as sess:
         print("RESULT loss_%d %r" % (step, float(value)))
     print("RESULT rate %r" % float(sess.run(learning_rate)))
 """,
+    # Hezi-Resheff/Oreilly-Learning-TensorFlow vanilla_rnn_with_tfboard.py (from TensorFlow's TensorBoard
+    # tutorial): `variable_summaries(Wx)` adds the summaries of a variable under the caller's name scope
+    "summary_helper": SEEDED_GRAPH + """\
+
+
+def variable_summaries(var):
+    with tf.name_scope('summaries'):
+        mean = tf.reduce_mean(var)
+        tf.summary.scalar('mean', mean)
+        with tf.name_scope('stddev'):
+            stddev = tf.sqrt(tf.reduce_mean(tf.square(var - mean)))
+        tf.summary.scalar('stddev', stddev)
+
+
+x = tf.placeholder(tf.float32, [None, 3])
+y = tf.placeholder(tf.float32, [None, 1])
+with tf.name_scope("weights"):
+    w = tf.Variable(rng.normal(size=(3, 1)).astype(np.float32))
+    variable_summaries(w)
+with tf.name_scope("bias"):
+    b = tf.Variable(np.ones(1, np.float32))
+    variable_summaries(b)
+out = tf.matmul(x, w) + b
+loss = tf.reduce_mean(tf.square(out - y))
+tf.summary.scalar("loss", loss)
+merged = tf.summary.merge_all()
+train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+writer = tf.summary.FileWriter("logs")
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(3):
+        summary = sess.run(merged, feed_dict={x: data, y: target})  # alone: not racing the update
+        writer.add_summary(summary, step)
+        _, value = sess.run([train_op, loss], feed_dict={x: data, y: target})
+        print("RESULT loss_%d %r" % (step, float(value)))
+writer.close()
+""",
 }
 
 
@@ -92,14 +129,40 @@ def migrated_source(source: str) -> str:
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_migrated_program_prints_the_legacy_results(name: str, tmp_path: Path) -> None:
-    legacy_path, new_path = tmp_path / f"legacy_{name}.py", tmp_path / f"{name}.py"
+    legacy_dir, new_dir = tmp_path / "legacy", tmp_path / "migrated"
+    legacy_dir.mkdir(), new_dir.mkdir()
+    legacy_path, new_path = legacy_dir / f"{name}.py", new_dir / f"{name}.py"
     legacy_path.write_text(PROGRAMS[name], encoding="utf-8")
     new_path.write_text(migrated_source(PROGRAMS[name]), encoding="utf-8")
     with ThreadPoolExecutor(max_workers=1) as pool:
-        legacy = pool.submit(run, ["-m", "migrate.legacy_runtime", str(legacy_path)], tmp_path)
-        new_process = run([str(new_path)], tmp_path)
+        legacy = pool.submit(run, ["-m", "migrate.legacy_runtime", str(legacy_path)], legacy_dir)
+        new_process = run([str(new_path)], new_dir)
         legacy_results = results(legacy.result())
     new_results = results(new_process)
     assert "retracing" not in new_process.stderr.lower()
     assert legacy_results.keys() == new_results.keys()
     assert all(close(legacy_results[key], new_results[key]) for key in legacy_results), (legacy_results, new_results)
+    if name == "summary_helper":
+        legacy_scalars, new_scalars = written_scalars(legacy_dir), written_scalars(new_dir)
+        assert set(legacy_scalars) == {"weights/summaries/mean_1", "weights/summaries/stddev_1", "bias/summaries/mean_1",
+                                       "bias/summaries/stddev_1", "loss"}
+        # TF1 made op names unique ignoring case: `mean` after the scope's `Mean` op, `stddev` after the
+        # `stddev` name scope, got `_1`; the converted tags keep the names the program wrote.
+        legacy_scalars = {tag.removesuffix("_1"): values for tag, values in legacy_scalars.items()}
+        assert legacy_scalars.keys() == new_scalars.keys()
+        assert all(close(legacy_scalars[tag], new_scalars[tag]) for tag in legacy_scalars), (legacy_scalars, new_scalars)
+
+
+def written_scalars(directory: Path) -> dict[str, list[float]]:
+    """{tag: values by step} of the scalar summaries in the event files under directory/logs (TF1 simple
+    values or TF2 scalar tensors)."""
+    import tensorflow as tf
+
+    scalars: dict[str, list[float]] = {}
+    for path in sorted((directory / "logs").glob("events.out.tfevents.*")):
+        for event in tf.compat.v1.train.summary_iterator(str(path)):
+            for value in event.summary.value:
+                number = value.simple_value if value.WhichOneof("value") == "simple_value" else float(
+                    tf.make_ndarray(value.tensor))
+                scalars.setdefault(value.tag, []).append(number)
+    return scalars

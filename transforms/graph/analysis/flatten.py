@@ -82,7 +82,7 @@ class Flattener:
             return replace(scopes, update_ops=True)
         if category is not Category.SCOPE:
             return None
-        if with_item.asname is not None:
+        if with_item.asname is not None and not (scope_kind(name) == "name" and self._never_read(with_item.asname)):
             raise Refusal(with_item, f"`{name}(...) as ...` (scope objects and reuse) is not modelled")
         if scope_kind(name) == "name":
             label = bind_arguments(call, ["name", "default_name", "values"], name).get("name")
@@ -95,6 +95,12 @@ class Flattener:
                 raise Refusal(value, f"tf.variable_scope({parameter}=...) is not modelled")
         label = _scope_label(call, bound.get("name_or_scope"))
         return Scopes(scopes.variable + (label,), scopes.name + (label,), bound.get("initializer", scopes.initializer))
+
+    def _never_read(self, asname: cst.AsName) -> bool:
+        """`with tf.name_scope("layer") as scope:` where nothing reads `scope` (the scope's name string)."""
+        target = asname.name
+        return isinstance(target, cst.Name) and not any(
+            assignment.references for assignment in self.analyzer.resolver.assignments_of(target))
 
     def is_update_ops(self, node: cst.BaseExpression) -> bool:
         """`tf.get_collection(tf.GraphKeys.UPDATE_OPS)`, or a name bound to it."""
