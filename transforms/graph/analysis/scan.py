@@ -8,7 +8,7 @@ import libcst as cst
 from transforms.common.graph_symbols import Category
 from transforms.graph.outputs.checkpoints import Checkpoints
 from transforms.graph.analysis.assigns import AssignReader
-from transforms.graph.analysis.conditional import branch_assignments, branch_tests
+from transforms.graph.analysis.conditional import branch_assignments, branch_tests, calls_anything
 from transforms.graph.analysis.exprs import ExprAnalyzer
 from transforms.graph.analysis.recognize import Resolver
 from transforms.graph.analysis.flatten import Flattener
@@ -100,7 +100,8 @@ class GraphScanner:
         """An `if` on plain Python whose branches bind graph values: one graph statement
         (analysis/conditional.py); False for anything else, left to `_python`."""
         assigns = branch_assignments(statement)
-        if assigns is None or any(self._reads_graph(test) for test in branch_tests(statement)):
+        tests = branch_tests(statement)
+        if assigns is None or any(self._reads_graph(test) or calls_anything(test) for test in tests):
             return False
         created = [name for name in map(self._created_object, assigns) if name]
         if created:
