@@ -79,6 +79,22 @@ with tf.Session() as sess:
         print("RESULT loss_%d %r" % (step, float(value)))
     print("RESULT rate %r" % float(sess.run(learning_rate)))
 """,
+    # the same file: `tf.scan(rnn_step, ...)`, the variables read only inside the function it is given
+    "helper_passed_to_scan": SEEDED_GRAPH + """\
+x = tf.placeholder(tf.float32, [None, 3])
+y = tf.placeholder(tf.float32, [None, 1])
+w_in = tf.Variable(rng.normal(size=(1, 2)).astype(np.float32))
+w_state = tf.Variable(rng.normal(size=(2, 2)).astype(np.float32))
+w_out = tf.Variable(rng.normal(size=(2, 1)).astype(np.float32))
+
+
+def rnn_step(state, column):
+    return tf.tanh(tf.matmul(state, w_state) + tf.matmul(column, w_in))
+
+
+states = tf.scan(rnn_step, tf.expand_dims(tf.transpose(x), -1), initializer=tf.zeros([8, 2]))
+out = tf.matmul(states[-1], w_out)
+""" + TRAINING,
     # Hezi-Resheff/Oreilly-Learning-TensorFlow vanilla_rnn_with_tfboard.py (from TensorFlow's TensorBoard
     # tutorial): `variable_summaries(Wx)` adds the summaries of a variable under the caller's name scope
     "summary_helper": SEEDED_GRAPH + """\
