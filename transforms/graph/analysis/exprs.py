@@ -102,6 +102,8 @@ class ExprAnalyzer(SiteRecognizer):
             kind = Kind.PYTHON  # ordinary Python objects in TF2, kept where they are
         if kind is Kind.PYTHON:
             facts.python_reads.add(node.value)
+            if node.value in self.helpers and self.resolver.is_block_reference(node):
+                facts.helper_calls.add(node.value)  # `tf.scan(rnn_step, ...)`: it runs and reads state too
         elif kind in (Kind.INIT_OP, Kind.SESSION, Kind.TRAIN_OP, Kind.SAVER):
             raise Refusal(node, f"'{node.value}' ({kind.value}) is used as a value in graph code")
         else:

@@ -13,6 +13,7 @@ from dataclasses import replace
 import libcst as cst
 
 from transforms.common.graph_symbols import Category, scope_kind
+from transforms.graph.analysis.chained import chained_parts
 from transforms.graph.analysis.exprs import ExprAnalyzer
 from transforms.graph.analysis.model import Item, Kind, Scopes
 from transforms.common.syntax import Refusal, bind_arguments, string_value
@@ -33,9 +34,7 @@ class Flattener:
         for statement in statements:
             inner = self._context_scopes(statement, scopes) if isinstance(statement, cst.With) else None
             if inner is None:
-                item = Item(statement, len(self.items), scopes, leading)
-                self.items.append(item)
-                self.classify(item)
+                self._add(statement, scopes, leading)
             else:
                 if not isinstance(statement.body, cst.IndentedBlock):
                     raise Refusal(statement, "one-line `with` block around graph code")
@@ -43,6 +42,21 @@ class Flattener:
                 carried = leading + list(statement.leading_lines) + _header_comment(statement.body)
                 self.flatten(list(statement.body.body), inner, carried)
             leading = []
+
+    def _add(self, statement: cst.BaseStatement, scopes: Scopes, leading: list[cst.EmptyLine]) -> None:
+        parts = chained_parts(statement)
+        item = self._item(parts[0] if parts else statement, scopes, leading)
+        if parts and item.kind is Kind.PYTHON:
+            item.node = statement  # plain Python (`width = features = 20`) stays as written
+        elif parts:
+            for alias in parts[1:]:
+                self._item(alias, scopes, [])
+
+    def _item(self, statement: cst.BaseStatement, scopes: Scopes, leading: list[cst.EmptyLine]) -> Item:
+        item = Item(statement, len(self.items), scopes, leading)
+        self.items.append(item)
+        self.classify(item)
+        return item
 
     def _context_scopes(self, statement: cst.With, scopes: Scopes) -> Scopes | None:
         """The scopes inside a graph-context `with`, or None when it is an ordinary `with`."""
@@ -68,7 +82,7 @@ class Flattener:
             return replace(scopes, update_ops=True)
         if category is not Category.SCOPE:
             return None
-        if with_item.asname is not None:
+        if with_item.asname is not None and not (scope_kind(name) == "name" and self._never_read(with_item.asname)):
             raise Refusal(with_item, f"`{name}(...) as ...` (scope objects and reuse) is not modelled")
         if scope_kind(name) == "name":
             label = bind_arguments(call, ["name", "default_name", "values"], name).get("name")
@@ -81,6 +95,12 @@ class Flattener:
                 raise Refusal(value, f"tf.variable_scope({parameter}=...) is not modelled")
         label = _scope_label(call, bound.get("name_or_scope"))
         return Scopes(scopes.variable + (label,), scopes.name + (label,), bound.get("initializer", scopes.initializer))
+
+    def _never_read(self, asname: cst.AsName) -> bool:
+        """`with tf.name_scope("layer") as scope:` where nothing reads `scope` (the scope's name string)."""
+        target = asname.name
+        return isinstance(target, cst.Name) and not any(
+            assignment.references for assignment in self.analyzer.resolver.assignments_of(target))
 
     def is_update_ops(self, node: cst.BaseExpression) -> bool:
         """`tf.get_collection(tf.GraphKeys.UPDATE_OPS)`, or a name bound to it."""

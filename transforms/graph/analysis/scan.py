@@ -8,6 +8,7 @@ import libcst as cst
 from transforms.common.graph_symbols import Category
 from transforms.graph.outputs.checkpoints import Checkpoints
 from transforms.graph.analysis.assigns import AssignReader
+from transforms.graph.analysis.conditional import branch_assignments, branch_tests, calls_anything
 from transforms.graph.analysis.exprs import ExprAnalyzer
 from transforms.graph.analysis.recognize import Resolver
 from transforms.graph.analysis.flatten import Flattener
@@ -24,6 +25,9 @@ from transforms.graph.inputs.queues import QueueReader
 from transforms.graph.rnn.cells import RnnConverter
 from transforms.graph.outputs.summaries import SummaryConverter
 from transforms.common.syntax import Refusal, argument_code, code, expr, retarget, target_names, with_value
+
+_CREATED_OBJECTS = (Category.PLACEHOLDER, Category.VARIABLE, Category.GLOBAL_STEP, Category.SAVER, Category.OPTIMIZER,
+                    Category.SCHEDULE, Category.LAYER, Category.RNN_CELL, Category.RNN_RUN)
 
 
 class GraphScanner:
@@ -75,6 +79,8 @@ class GraphScanner:
 
     def _classify(self, item: Item) -> None:
         statement = item.node
+        if isinstance(statement, cst.If) and self._conditional_graph(item, statement):
+            return
         if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
             self._python(item)
             return
@@ -89,6 +95,39 @@ class GraphScanner:
             self._call_statement(item, small.value)
         else:
             self._python(item)
+
+    def _conditional_graph(self, item: Item, statement: cst.If) -> bool:
+        """An `if` on plain Python whose branches bind graph values: one graph statement
+        (analysis/conditional.py); False for anything else, left to `_python`."""
+        assigns = branch_assignments(statement)
+        tests = branch_tests(statement)
+        if assigns is None or any(self._reads_graph(test) or calls_anything(test) for test in tests):
+            return False
+        created = [name for name in map(self._created_object, assigns) if name]
+        if created:
+            raise Refusal(statement, f"{created[0]} created under a Python `if` is not modelled")
+        if not any(self._reads_graph(assign.value) for assign in assigns):
+            return False
+        bound = [target_names(assign.targets[0].target) for assign in assigns]
+        if None in bound:
+            raise Refusal(statement, "graph value assigned to something other than plain names")
+        names = tuple(dict.fromkeys(name for names in bound for name in names))
+        self.graph_statement(item, names, statement)
+        if self.layer_uses[item.index]:
+            raise Refusal(statement, "layers created under a Python `if` are not modelled")
+        item.python_reads = item.python_reads - set(names)  # bound here, not captured
+        return True
+
+    def _created_object(self, assign: cst.Assign) -> str | None:
+        """`tf.Variable(...)` / `tf.placeholder(...)` / an optimizer, layer or cell: what a branch creates."""
+        if not isinstance(assign.value, cst.Call):
+            return None
+        name, category, _ = self.analyzer.category(assign.value.func)
+        return f"{name} ({category.value})" if category in _CREATED_OBJECTS else None
+
+    def _reads_graph(self, node: cst.BaseExpression) -> bool:
+        facts = self.analyzer.analyze(node)
+        return facts.builds_ops or any(self.kinds[name].is_graph or self.kinds[name].is_state for name in facts.reads)
 
     def _is_tensor_name(self, node: cst.BaseExpression) -> bool:
         return isinstance(node, cst.Name) and self.kinds.get(node.value) is Kind.TENSOR

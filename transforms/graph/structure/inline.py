@@ -15,6 +15,8 @@ from transforms.graph._pipeline import GraphProgram
 from transforms.graph.analysis.resolver import GraphResolver
 from transforms.graph.sessions.session_helpers import SessionHelper, bound_argument, session_helpers, session_name
 from transforms.graph.sessions.sessions import find_sessions
+from transforms.graph.structure.summary_helpers import (find_summary_helpers, summary_helper_replacements,
+                                                         taken_names)
 from transforms.common.syntax import NodeReplacer, Refusal, load_names, walk
 
 
@@ -69,9 +71,11 @@ def inlined_program(transform, module: cst.Module) -> InlinedProgram | None:
     session = session_name(resolver)
     helpers = session_helpers(resolver, session) if session else {}
     builder = find_builder(resolver)
-    if builder is None and not helpers:
+    summary_helpers = find_summary_helpers(resolver)
+    if builder is None and not helpers and not summary_helpers:
         return None
     replacements = inline_builder(resolver, builder, helpers) if builder else {}
+    replacements.update(summary_helper_replacements(summary_helpers, taken_names(module)))
     for helper in helpers.values():
         _check_move(resolver, helper, session)
         replacements.update(_helper_replacements(helper))
@@ -80,7 +84,8 @@ def inlined_program(transform, module: cst.Module) -> InlinedProgram | None:
     for helper in helpers.values():
         if helper.moves:
             rewritten = _move(resolver, rewritten, helper, replacer)
-    fallback = builder.line if builder else next(iter(helpers.values())).function
+    fallback = builder.line if builder else (next(iter(helpers.values())).function if helpers
+                                             else summary_helpers[0].function)
     return InlinedProgram(transform, rewritten, replacer.origins, fallback)
 
 

@@ -30,7 +30,9 @@ class TrainOpConverter:
 
     def optimizer(self, name: str, call: cst.Call, tf_name: str) -> str:
         """The Keras optimizer for a TF1 optimizer call bound to `name`. A learning rate fed through a
-        placeholder (or computed from one) is set on the optimizer in each train step instead."""
+        placeholder (or computed from one), or held in a variable the program assigns (`lr = tf.Variable(0.01)`,
+        `sess.run(lr.assign(lr * 0.5))`), is set on the optimizer in each train step instead: TF1 read
+        it each time the train op ran."""
         rate = learning_rate_argument(call, tf_name)
         analyzer = self.scanner.analyzer
         for arg in call.args:
@@ -39,7 +41,7 @@ class TrainOpConverter:
             if (graph or facts.builds_ops) and arg.value is not rate:
                 raise Refusal(arg, f"{tf_name} hyper-parameters computed in the graph are not modelled")
             if graph or facts.builds_ops:
-                if any(self.scanner.kinds[n] not in (Kind.PLACEHOLDER, Kind.TENSOR) for n in graph):
+                if any(self.scanner.kinds[n] not in (Kind.PLACEHOLDER, Kind.TENSOR, Kind.VARIABLE) for n in graph):
                     raise Refusal(arg, f"{tf_name} learning rate computed from graph state")
                 self.fed_rates[name] = (rate, facts.reads)
         schedules = [n for n in analyzer.analyze_arguments(call).reads if self.scanner.kinds[n] is Kind.SCHEDULE]

@@ -1,0 +1,184 @@
+"""Issue 16: TF1 idioms that stopped TFM201 in real programs, run legacy vs migrated.
+
+Each program is written as its TF1 original did it (seeded NumPy weights, RESULT lines); the legacy
+program runs on migrate.legacy_runtime, the migrated one (the whole pipeline, as `tf-migrate apply`
+writes it) on plain TF 2, and both must print the same numbers. Exact outputs are in
+tests/fixtures/sessions_to_functions/ (chained_assignment, conditional_graph, ...)."""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from migrate.runner import Options, migrate_code
+from test_sessions_to_functions_examples import FORBIDDEN, close, code_names, results, run
+
+SEEDED_GRAPH = """\
+import numpy as np
+import tensorflow as tf
+
+rng = np.random.RandomState(3)
+data = rng.normal(size=(8, 3)).astype(np.float32)
+target = rng.normal(size=(8, 1)).astype(np.float32)
+"""
+TRAINING = """\
+loss = tf.reduce_mean(tf.square(out - y))
+train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(4):
+        _, value = sess.run([train_op, loss], feed_dict={x: data, y: target})
+        print("RESULT loss_%d %r" % (step, float(value)))
+    print("RESULT out %r" % [float(v) for v in sess.run(out, {x: data}).ravel()])
+"""
+PROGRAMS = {
+    # pannous/tensorflow-speech-recognition: `x = inputX = inputs = tf.placeholder(...)`, the later
+    # names rebound to tensors; `xg = generated_x = tf.matmul(...)`
+    "chained_assignment": SEEDED_GRAPH + """\
+x = inputs = tf.placeholder(tf.float32, [None, 3])
+y = target_values = tf.placeholder(tf.float32, [None, 1])
+inputs = tf.nn.tanh(inputs)
+w = tf.Variable(rng.normal(size=(3, 1)).astype(np.float32))
+out = prediction = tf.matmul(inputs, w)
+""" + TRAINING,
+    # pannous/tensorflow-speech-recognition speech_encoder.py: `if n3 == 20: y = ... else: y = ...`
+    "conditional_graph": SEEDED_GRAPH + """\
+n_outputs = 4
+squash = True
+x = tf.placeholder(tf.float32, [None, 3])
+y = tf.placeholder(tf.float32, [None, 1])
+w = tf.Variable(rng.normal(size=(3, n_outputs)).astype(np.float32))
+h = tf.matmul(x, w)
+if squash:
+    h = tf.nn.tanh(h)
+if n_outputs == 20:
+    out = tf.reduce_sum(tf.slice(h, [0, 0], [-1, 10]), axis=1, keepdims=True)
+elif n_outputs == 4:
+    out = tf.reduce_sum(tf.nn.softmax(h) * h, axis=1, keepdims=True)
+else:
+    out = h
+""" + TRAINING,
+    # pannous/tensorflow-speech-recognition speech_encoder.py: `l_rate = tf.Variable(0.003)`,
+    # `AdamOptimizer(learning_rate=l_rate)`, `sess.run(tf.assign(l_rate, l_rate * 0.1))`
+    "variable_learning_rate": SEEDED_GRAPH + """\
+x = tf.placeholder(tf.float32, [None, 3])
+y = tf.placeholder(tf.float32, [None, 1])
+w = tf.Variable(rng.normal(size=(3, 1)).astype(np.float32))
+learning_rate = tf.Variable(0.1)  # trainable, as in the original: no gradient reaches it
+decay = tf.assign(learning_rate, learning_rate * 0.5)
+out = tf.matmul(x, w)
+loss = tf.reduce_mean(tf.square(out - y))
+train_op = tf.train.AdamOptimizer(learning_rate=learning_rate).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(6):
+        if step % 2 == 1:
+            sess.run(decay)
+        _, value = sess.run([train_op, loss], feed_dict={x: data, y: target})
+        print("RESULT loss_%d %r" % (step, float(value)))
+    print("RESULT rate %r" % float(sess.run(learning_rate)))
+""",
+    # the same file: `tf.scan(rnn_step, ...)`, the variables read only inside the function it is given
+    "helper_passed_to_scan": SEEDED_GRAPH + """\
+x = tf.placeholder(tf.float32, [None, 3])
+y = tf.placeholder(tf.float32, [None, 1])
+w_in = tf.Variable(rng.normal(size=(1, 2)).astype(np.float32))
+w_state = tf.Variable(rng.normal(size=(2, 2)).astype(np.float32))
+w_out = tf.Variable(rng.normal(size=(2, 1)).astype(np.float32))
+
+
+def rnn_step(state, column):
+    return tf.tanh(tf.matmul(state, w_state) + tf.matmul(column, w_in))
+
+
+states = tf.scan(rnn_step, tf.expand_dims(tf.transpose(x), -1), initializer=tf.zeros([8, 2]))
+out = tf.matmul(states[-1], w_out)
+""" + TRAINING,
+    # Hezi-Resheff/Oreilly-Learning-TensorFlow vanilla_rnn_with_tfboard.py (from TensorFlow's TensorBoard
+    # tutorial): `variable_summaries(Wx)` adds the summaries of a variable under the caller's name scope
+    "summary_helper": SEEDED_GRAPH + """\
+
+
+def variable_summaries(var):
+    with tf.name_scope('summaries'):
+        mean = tf.reduce_mean(var)
+        tf.summary.scalar('mean', mean)
+        with tf.name_scope('stddev'):
+            stddev = tf.sqrt(tf.reduce_mean(tf.square(var - mean)))
+        tf.summary.scalar('stddev', stddev)
+
+
+x = tf.placeholder(tf.float32, [None, 3])
+y = tf.placeholder(tf.float32, [None, 1])
+with tf.name_scope("weights"):
+    w = tf.Variable(rng.normal(size=(3, 1)).astype(np.float32))
+    variable_summaries(w)
+with tf.name_scope("bias"):
+    b = tf.Variable(np.ones(1, np.float32))
+    variable_summaries(b)
+out = tf.matmul(x, w) + b
+loss = tf.reduce_mean(tf.square(out - y))
+tf.summary.scalar("loss", loss)
+merged = tf.summary.merge_all()
+train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+writer = tf.summary.FileWriter("logs")
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(3):
+        summary = sess.run(merged, feed_dict={x: data, y: target})  # alone: not racing the update
+        writer.add_summary(summary, step)
+        _, value = sess.run([train_op, loss], feed_dict={x: data, y: target})
+        print("RESULT loss_%d %r" % (step, float(value)))
+writer.close()
+""",
+}
+
+
+def migrated_source(source: str) -> str:
+    outcome = migrate_code(source, Options())
+    refusals = [f.message for f in outcome.findings if f.code == "TFM201" and not f.fixed]
+    assert not refusals, refusals
+    assert not code_names(outcome.module.code) & set(FORBIDDEN)
+    return outcome.module.code
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_migrated_program_prints_the_legacy_results(name: str, tmp_path: Path) -> None:
+    legacy_dir, new_dir = tmp_path / "legacy", tmp_path / "migrated"
+    legacy_dir.mkdir(), new_dir.mkdir()
+    legacy_path, new_path = legacy_dir / f"{name}.py", new_dir / f"{name}.py"
+    legacy_path.write_text(PROGRAMS[name], encoding="utf-8")
+    new_path.write_text(migrated_source(PROGRAMS[name]), encoding="utf-8")
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        legacy = pool.submit(run, ["-m", "migrate.legacy_runtime", str(legacy_path)], legacy_dir)
+        new_process = run([str(new_path)], new_dir)
+        legacy_results = results(legacy.result())
+    new_results = results(new_process)
+    assert "retracing" not in new_process.stderr.lower()
+    assert legacy_results.keys() == new_results.keys()
+    assert all(close(legacy_results[key], new_results[key]) for key in legacy_results), (legacy_results, new_results)
+    if name == "summary_helper":
+        legacy_scalars, new_scalars = written_scalars(legacy_dir), written_scalars(new_dir)
+        assert set(legacy_scalars) == {"weights/summaries/mean_1", "weights/summaries/stddev_1", "bias/summaries/mean_1",
+                                       "bias/summaries/stddev_1", "loss"}
+        # TF1 made op names unique ignoring case: `mean` after the scope's `Mean` op, `stddev` after the
+        # `stddev` name scope, got `_1`; the converted tags keep the names the program wrote.
+        legacy_scalars = {tag.removesuffix("_1"): values for tag, values in legacy_scalars.items()}
+        assert legacy_scalars.keys() == new_scalars.keys()
+        assert all(close(legacy_scalars[tag], new_scalars[tag]) for tag in legacy_scalars), (legacy_scalars, new_scalars)
+
+
+def written_scalars(directory: Path) -> dict[str, list[float]]:
+    """{tag: values by step} of the scalar summaries in the event files under directory/logs (TF1 simple
+    values or TF2 scalar tensors)."""
+    import tensorflow as tf
+
+    scalars: dict[str, list[float]] = {}
+    for path in sorted((directory / "logs").glob("events.out.tfevents.*")):
+        for event in tf.compat.v1.train.summary_iterator(str(path)):
+            for value in event.summary.value:
+                number = value.simple_value if value.WhichOneof("value") == "simple_value" else float(
+                    tf.make_ndarray(value.tensor))
+                scalars.setdefault(value.tag, []).append(number)
+    return scalars
