@@ -10,7 +10,7 @@ from transforms.graph.writing.assemble import assemble
 from transforms.graph.sessions.callsites import CallSiteRewriter
 from transforms.graph.outputs.checkpoint_code import CheckpointCode
 from transforms.graph.analysis.checks import (check_batch_norm, check_bindings, check_captures, check_feed_dicts,
-                                      check_helpers, check_placement)
+                                              check_helpers, check_placement, check_run_captures)
 from transforms.graph.writing.step_functions import FunctionWriter
 from transforms.graph.analysis.helpers import graph_helpers, variable_factory
 from transforms.graph.layers.keras_layers import NameAllocator
@@ -47,6 +47,7 @@ class GraphProgram(GraphResolver):
         sites = self._run_sites(scanner)
         check_bindings(block, flattener.context_headers, self)
         check_captures(block, self)
+        check_run_captures(sites, self)
         helper_state = check_helpers(block, scanner.helper_uses, scanner.analyzer, self, scanner.converted_helpers)
         planner = Planner(block, helper_state, self._flag_placeholders(scanner), names)
         reopening = reopening_initialisations(block, sites, starts, self)

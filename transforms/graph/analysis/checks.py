@@ -59,6 +59,29 @@ def check_captures(block: GraphBlock, resolver) -> None:
                                                    "a tf.function would see the new value")
 
 
+def check_run_captures(sites, resolver) -> None:
+    """A fetch expression (`sess.run(y * scale)`) is computed in a step function, which captures the
+    Python values it reads when first traced: refused when one may change between runs (bound more
+    than once, or in a loop around the run)."""
+    for site in sites:
+        for name in sorted(site.python_reads):
+            assignments = resolver.block_assignments(name)
+            if len(assignments) > 1 or any(_in_enclosing_loop(a.node, site.call, resolver) for a in assignments):
+                raise Refusal(site.call, f"the fetch reads '{name}', which changes between runs; a tf.function "
+                                         "would keep the value it had when first traced")
+
+
+def _in_enclosing_loop(node: cst.CSTNode, call: cst.Call, resolver) -> bool:
+    """Whether `node` (where a name is bound) is inside a loop that also holds `call`."""
+    loops = []
+    current = resolver.parent(call)
+    while current is not None:
+        if isinstance(current, (cst.For, cst.While)):
+            loops.append(current)
+        current = resolver.parent(current)
+    return any(node is loop or any(inner is node for inner in walk(loop)) for loop in loops)
+
+
 def check_helpers(block: GraphBlock, helper_uses: dict[int, set[str]], analyzer, resolver,
                   layer_helpers: set[str]) -> dict[int, set[str]]:
     """The state each graph statement reads through the helpers it calls (refusing impure helpers)."""

@@ -58,6 +58,7 @@ class RunSite:
     feed_values: dict[str, cst.BaseExpression]
     named_feed: cst.Name | None = None            # `feed_dict=feed`, a dict built by an earlier statement
     reads: set[str] = field(default_factory=set)  # block names the fetched tensors read
+    python_reads: set[str] = field(default_factory=set)  # plain Python names fetch expressions read
     train_ops: list[str] = field(default_factory=list)
 
     @property
@@ -88,7 +89,9 @@ def read_run_site(analyzer: ExprAnalyzer, item_index: int, call: cst.Call, feed_
         _read_feeds(analyzer, site, feed_position, feed_dicts)
     for leaf in fetch.leaves():
         if leaf.shape in ("tensor", "summary"):
-            site.reads |= analyzer.analyze(leaf.node).reads
+            facts = analyzer.analyze(leaf.node)
+            site.reads |= facts.reads
+            site.python_reads |= facts.python_reads
         elif leaf.shape in ("op", "loss"):
             site.train_ops.append(leaf.node.value)
     if site.is_init is False and any(leaf.shape == "init" for leaf in fetch.leaves()):
