@@ -1,0 +1,194 @@
+"""Where a migrated step's time goes on small models, measured side by side in one process.
+
+The corpus's verified programs are tiny CPU models, where the cost of calling a step dominates the
+computation. Four measurements, each alternating its variants over several rounds (medians):
+
+1. call overhead of one small training step: TF1's `Session.run` with a feed (a `tf.Graph` of its
+   own, run through tf.compat.v1), the migrated `tf.function` with an input_signature called with
+   NumPy arrays, the same with tensors, and its concrete function called with NumPy and with tensors;
+2. Keras's Adam against `TF1Adam` (TF1's kernel, transforms/graph/training/tf1_optimizer_classes.py)
+   in the same step: ops in the step graph and time per step;
+3. tracing a GAN-sized step with AutoGraph and without it (`autograph=False`, what TFM201 writes);
+4. traces of a step whose optimizer creates its slots at the first call, against one built before.
+
+    python benchmarks/step_overhead.py [--calls 1000] [--rounds 3]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from transforms.graph.training.tf1_optimizer_classes import class_sources  # noqa: E402
+
+FEATURES, OUTPUTS, BATCH = 784, 10, 32
+
+
+def _optimizer_classes() -> dict:
+    namespace = {"tf": tf}
+    exec("\n\n".join(class_sources(["TF1Adam"])), namespace)
+    return namespace
+
+
+def _per_call_ms(call, calls: int) -> float:
+    for _ in range(20):
+        call()
+    started = time.perf_counter()
+    for _ in range(calls):
+        call()
+    return (time.perf_counter() - started) / calls * 1e3
+
+
+def _session_step(x_np, y_np):
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, FEATURES])
+        y = tf.compat.v1.placeholder(tf.float32, [None, OUTPUTS])
+        w = tf.compat.v1.Variable(tf.zeros([FEATURES, OUTPUTS]))
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+        train = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+        session = tf.compat.v1.Session(graph=graph)
+        session.run(tf.compat.v1.global_variables_initializer())
+    return lambda: session.run([train, loss], {x: x_np, y: y_np})
+
+
+def _function_step():
+    w = tf.Variable(tf.zeros([FEATURES, OUTPUTS]))
+    optimizer = tf.keras.optimizers.SGD(0.1)
+
+    @tf.function(input_signature=[tf.TensorSpec([None, FEATURES], tf.float32),
+                                  tf.TensorSpec([None, OUTPUTS], tf.float32)], autograph=False)
+    def train_step(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+        optimizer.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+        return loss
+
+    return train_step
+
+
+def call_overhead(calls: int, rounds: int) -> dict[str, float]:
+    rng = np.random.RandomState(0)
+    x_np, y_np = rng.rand(BATCH, FEATURES).astype(np.float32), rng.rand(BATCH, OUTPUTS).astype(np.float32)
+    x_tensor, y_tensor = tf.constant(x_np), tf.constant(y_np)
+    train_step = _function_step()
+    concrete = train_step.get_concrete_function()
+    variants = {"Session.run, NumPy feed": _session_step(x_np, y_np),
+                "tf.function, NumPy arguments": lambda: train_step(x_np, y_np),
+                "tf.function, tensor arguments": lambda: train_step(x_tensor, y_tensor),
+                "concrete function, NumPy arguments": lambda: concrete(x_np, y_np),
+                "concrete function, tensor arguments": lambda: concrete(x_tensor, y_tensor)}
+    times = {name: [] for name in variants}
+    for _ in range(rounds):
+        for name, call in variants.items():
+            times[name].append(_per_call_ms(call, calls))
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def adam_kernels(calls: int, rounds: int) -> dict[str, tuple[int, float]]:
+    tf1_adam = _optimizer_classes()["TF1Adam"]
+    x_np = np.random.RandomState(1).rand(64, FEATURES).astype(np.float32)
+    steps = {}
+    for name, make in (("Keras Adam", lambda: tf.keras.optimizers.Adam(0.001, epsilon=1e-8)),
+                       ("TF1Adam", lambda: tf1_adam(0.001))):
+        tf.random.set_seed(1)
+        weights = [tf.Variable(tf.random.normal([FEATURES, 128]) * .05), tf.Variable(tf.zeros([128])),
+                   tf.Variable(tf.random.normal([128, 1]) * .05), tf.Variable(tf.zeros([1]))]
+        optimizer = make()
+
+        @tf.function(input_signature=[tf.TensorSpec([None, FEATURES], tf.float32)], autograph=False)
+        def step(x, weights=weights, optimizer=optimizer):
+            with tf.GradientTape() as tape:
+                hidden = tf.nn.relu(tf.matmul(x, weights[0]) + weights[1])
+                loss = tf.reduce_mean(tf.square(tf.matmul(hidden, weights[2]) + weights[3]))
+            optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))
+            return loss
+
+        step(x_np)
+        steps[name] = (len(step.get_concrete_function().graph.get_operations()), step)
+    times = {name: [] for name in steps}
+    for _ in range(rounds):
+        for name, (_, step) in steps.items():
+            times[name].append(_per_call_ms(lambda: step(x_np), calls))
+    return {name: (ops, statistics.median(times[name])) for name, (ops, _) in steps.items()}
+
+
+def _first_call_s(autograph: bool, prebuilt: bool) -> tuple[float, int]:
+    """Seconds of the first call (tracing) of a discriminator-sized train step, and its trace count."""
+    weights = [tf.Variable(tf.random.normal([FEATURES, 128])), tf.Variable(tf.zeros([128])),
+               tf.Variable(tf.random.normal([128, 1])), tf.Variable(tf.zeros([1]))]
+    optimizer = tf.keras.optimizers.Adam(0.001)
+    started = time.perf_counter()
+    if prebuilt:
+        optimizer.build(weights)
+
+    def discriminator(x):
+        hidden = tf.nn.relu(tf.matmul(x, weights[0]) + weights[1])
+        logit = tf.matmul(hidden, weights[2]) + weights[3]
+        return tf.nn.sigmoid(logit), logit
+
+    @tf.function(input_signature=[tf.TensorSpec([None, FEATURES], tf.float32)], autograph=autograph)
+    def step(x):
+        with tf.GradientTape() as tape:
+            _, logit = discriminator(x)
+            loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(logits=logit, labels=tf.ones_like(logit)))
+        optimizer.apply_gradients(zip(tape.gradient(loss, weights), weights))
+        return loss
+
+    step(np.ones((4, FEATURES), np.float32))
+    return time.perf_counter() - started, step.experimental_get_tracing_count()
+
+
+def tracing(rounds: int) -> dict[str, tuple[float, int]]:
+    """Each first call in a fresh interpreter, as a user's script makes it: AutoGraph caches what it
+    converted, so a second measurement in one process would not pay the conversion again."""
+    variants = {"AutoGraph, slots built at the first call": ("autograph", "lazy"),
+                "no AutoGraph, slots built at the first call": ("plain", "lazy"),
+                "no AutoGraph, optimizer built before": ("plain", "prebuilt")}
+    results = {name: [] for name in variants}
+    counts = {}
+    for _ in range(rounds):
+        for name, flags in variants.items():
+            output = subprocess.run([sys.executable, __file__, "--first-call", *flags], capture_output=True,
+                                    text=True, check=True).stdout.split()
+            results[name].append(float(output[0]))
+            counts[name] = int(output[1])
+    return {name: (statistics.median(values), counts[name]) for name, values in results.items()}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--first-call", nargs=2, metavar=("AUTOGRAPH", "OPTIMIZER"),
+                        help="internal: time one first call (autograph|plain, lazy|prebuilt) and exit")
+    args = parser.parse_args(argv)
+    if args.first_call:
+        seconds, traces = _first_call_s(args.first_call[0] == "autograph", args.first_call[1] == "prebuilt")
+        print(seconds, traces)
+        return 0
+    print(f"# {os.cpu_count()} CPUs, TensorFlow {tf.__version__}, Python {sys.version.split()[0]}; "
+          f"load average at start {os.getloadavg()[0]:.1f}; medians of {args.rounds} rounds")
+    print("\n1. one small training step, per call:")
+    for name, ms in call_overhead(args.calls, args.rounds).items():
+        print(f"   {name:38s} {ms:.3f} ms")
+    print("\n2. Adam in a two-layer step (batch 64):")
+    for name, (ops, ms) in adam_kernels(args.calls, args.rounds).items():
+        print(f"   {name:12s} {ops:4d} ops in the step graph, {ms:.3f} ms per step")
+    print("\n3-4. first call (tracing) of a GAN discriminator step with Keras Adam, each in a fresh process:")
+    for name, (seconds, traces) in tracing(args.rounds).items():
+        print(f"   {name:45s} {seconds:.3f} s, {traces} trace(s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
