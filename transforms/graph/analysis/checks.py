@@ -72,14 +72,16 @@ def check_run_captures(sites, resolver) -> None:
 
 
 def _in_enclosing_loop(node: cst.CSTNode, call: cst.Call, resolver) -> bool:
-    """Whether `node` (where a name is bound) is inside a loop that also holds `call`."""
-    loops = []
-    current = resolver.parent(call)
+    """Whether `node` (where a name is bound) is, or is inside, a loop that also holds `call`."""
+    loops = {id(loop) for loop in _ancestors(call, resolver) if isinstance(loop, (cst.For, cst.While))}
+    return id(node) in loops or any(id(ancestor) in loops for ancestor in _ancestors(node, resolver))
+
+
+def _ancestors(node: cst.CSTNode, resolver):
+    current = resolver.parent(node)
     while current is not None:
-        if isinstance(current, (cst.For, cst.While)):
-            loops.append(current)
+        yield current
         current = resolver.parent(current)
-    return any(node is loop or any(inner is node for inner in walk(loop)) for loop in loops)
 
 
 def check_helpers(block: GraphBlock, helper_uses: dict[int, set[str]], analyzer, resolver,

@@ -46,7 +46,8 @@ def variable_list_replacements(block, scanner) -> dict:
     calls = scanner.analyzer.variable_lists
     if not calls and not scanner.analyzer.filtered_lists:
         return {}
-    listed = _lister(block, scanner, in_graph_code=False)
+    filtered_calls = [call for _, call, _ in scanner.analyzer.filtered_lists.values()]
+    listed = _lister(block, scanner, [*calls.values(), *filtered_calls], in_graph_code=False)
     replacements = {key: lambda _, text=listed(call): cst.parse_expression(text) for key, call in calls.items()}
     for key, (_, call, selects) in scanner.analyzer.filtered_lists.items():
         replacements[key] = lambda _, text=listed(call, selects): cst.parse_expression(text)
@@ -59,7 +60,7 @@ def variable_iteration_replacements(block, scanner) -> dict:
     iterations = scanner.analyzer.variable_iterations
     if not iterations:
         return {}
-    listed = _lister(block, scanner, in_graph_code=True)
+    listed = _lister(block, scanner, [call for _, call, _ in iterations.values()], in_graph_code=True)
 
     def iterating(text: str):
         return lambda updated: updated.with_changes(
@@ -68,10 +69,11 @@ def variable_iteration_replacements(block, scanner) -> dict:
     return {key: iterating(listed(call, selects)) for key, (_, call, selects) in iterations.items()}
 
 
-def _lister(block, scanner, in_graph_code: bool) -> Callable[..., str]:
-    """The code of the list of variables a `tf.trainable_variables()` call returned in TF1 (those
-    `selects` keeps of them), where the program may read it."""
-    holders = {id(node): item for item in block.items for node in walk(item.node)}
+def _lister(block, scanner, calls: list[cst.Call], in_graph_code: bool) -> Callable[..., str]:
+    """The code of the list of variables one of `calls` (`tf.trainable_variables()`) returned in TF1
+    (those `selects` keeps of them), where the program may read it."""
+    wanted = {id(call) for call in calls}
+    holders = {id(node): item for item in block.items for node in walk(item.node) if id(node) in wanted}
     in_runs = {id(node) for _, run in scanner.run_calls for node in walk(run)}
     instances = {instance: (helper, key[1]) for helper in scanner.module_helpers.values()
                  for key, instance in helper.instances.items()}
@@ -97,7 +99,8 @@ def name_filtered(comprehension: cst.ListComp) -> tuple[cst.BaseExpression, Sele
     return name_tested_iteration(comprehension)
 
 
-def name_tested_iteration(comprehension: cst.ListComp | cst.GeneratorExp) -> tuple[cst.BaseExpression, Selects | None] | None:
+def name_tested_iteration(comprehension: cst.ListComp | cst.GeneratorExp
+                          ) -> tuple[cst.BaseExpression, Selects | None] | None:
     """(what it iterates, which TF1 names its conditions keep: None for all) of a comprehension with
     one `for v in <source>` whose conditions only test `v.name`; None for any other comprehension."""
     loop = comprehension.for_in

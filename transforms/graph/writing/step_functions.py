@@ -18,6 +18,8 @@ from transforms.graph.writing.plan import StepFunction
 from transforms.graph.sessions.runs import Fetch
 from transforms.common.syntax import code, load_names, replace_nodes, statement
 
+_OPTIONS = "autograph=False"
+
 
 class FunctionWriter:
     def __init__(self, block: GraphBlock, layer_uses: dict[int, list[LayerUse]], local_names) -> None:
@@ -46,16 +48,15 @@ class FunctionWriter:
 
     def _decorator(self, function: StepFunction) -> str:
         if not function.args:
-            return "@tf.function(autograph=False)\n"
+            return f"@tf.function({_OPTIONS})\n"
         specs = []
         for name in function.args:
             placeholder = self.block.placeholders[name]
             specs.append(f"tf.TensorSpec({placeholder.shape}, {placeholder.dtype})")
-        one_line = f"@tf.function(input_signature=[{', '.join(specs)}], autograph=False)\n"
+        one_line = f"@tf.function(input_signature=[{', '.join(specs)}], {_OPTIONS})\n"
         if len(one_line) <= 100:
             return one_line
-        return ("@tf.function(input_signature=[\n" + "".join(f"    {spec},\n" for spec in specs)
-                + "], autograph=False)\n")
+        return "@tf.function(input_signature=[\n" + "".join(f"    {spec},\n" for spec in specs) + f"], {_OPTIONS})\n"
 
     def _params(self, function: StepFunction) -> str:
         params = []
