@@ -72,6 +72,8 @@ def _run_transforms(wrapper: LazyMetadataWrapper, options: Options, filename: st
         reported = _reported(context)
         result = transform_class(context).transform_wrapper(wrapper)
         to_input.relocate(context, reported)
+        if result is wrapper.module:
+            continue
         new_code = result.code
         if new_code != code:
             to_input.add(code, new_code)

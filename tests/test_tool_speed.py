@@ -414,3 +414,107 @@ def test_stability_check_stops_where_the_first_run_settled_and_agrees_with_a_ful
     full = runner.migrate_code(new_code)
     assert full.module.code == short.module.code == new_code
     assert runner.classify(full.wrapper) == runner.classify(short.wrapper)
+
+
+# -- traversals that rebuild nothing ----------------------------------------------------------------
+
+class _EveryHook:
+    """A visitor recording every hook libcst calls, with the node's identity."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, int, str]] = []
+
+    def on_visit(self, node) -> bool:
+        self.calls.append(("visit", id(node), ""))
+        return not (type(node).__name__ == "Call" and getattr(node.func, "value", None) == "skip")
+
+    def on_leave(self, original_node, updated_node=None):
+        self.calls.append(("leave", id(original_node), ""))
+        return updated_node
+
+    def on_visit_attribute(self, node, attribute: str) -> None:
+        self.calls.append(("visit_attribute", id(node), attribute))
+
+    def on_leave_attribute(self, node, attribute: str) -> None:
+        self.calls.append(("leave_attribute", id(node), attribute))
+
+
+@pytest.mark.parametrize("path", SOURCES[::4], ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_read_only_visit_calls_every_hook_libcst_calls_and_children_match(path: Path) -> None:
+    import libcst as cst
+
+    from transforms.common.read_only_visit import LIBCST_VISIT
+    from transforms.common.syntax import children
+
+    class Recorder(_EveryHook, cst.CSTVisitor):
+        pass
+
+    module = cst.parse_module(path.read_text(encoding="utf-8") + "skip(a.b)\n")
+    ours, libcsts = Recorder(), Recorder()
+    assert module.visit(ours) is module
+    assert LIBCST_VISIT(module, libcsts) is module
+    assert ours.calls == libcsts.calls
+    for node in _all_nodes(module):
+        assert [id(child) for child in children(node)] == [id(child) for child in node.children]
+
+
+def test_pruned_pass_skips_unhooked_subtrees_and_returns_the_module_when_nothing_changed() -> None:
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper
+
+    from transforms.base import TFTransform, TransformContext
+
+    class UpperCaseCalls(TFTransform):
+        CODE = "TFM999"
+
+        def __init__(self, context) -> None:
+            super().__init__(context)
+            self.seen: list[str] = []
+
+        def visit_Name(self, node) -> None:
+            self.seen.append(node.value)
+
+        def leave_Call(self, original_node, updated_node):
+            if getattr(updated_node.func, "value", "") == "f":
+                return updated_node.with_changes(func=cst.Name("F"))
+            return updated_node
+
+    source = "import os\nx = [a, b]\ny = f(c)\nz = g(d)\n"
+    module = cst.parse_module(source)
+    transform = UpperCaseCalls(TransformContext())
+    assert transform.transform_module(module).code == source.replace("f(c)", "F(c)")
+    assert transform.seen == ["os", "x", "a", "b", "y", "f", "c", "z", "g", "d"]  # libcst's order
+    unchanged = cst.parse_module("x = g(d)\n")
+    wrapper = MetadataWrapper(unchanged, unsafe_skip_copy=True)
+    assert UpperCaseCalls(TransformContext()).transform_wrapper(wrapper) is unchanged
+
+
+@pytest.mark.parametrize("module_name", ["rewrite_changed_arguments", "rename_keywords", "rename_symbols"])
+def test_reference_transforms_run_no_pass_when_their_visit_hooks_decide_no_rewrite(module_name, monkeypatch) -> None:
+    import libcst as cst
+
+    from transforms import transform_by_module_name
+    from transforms.base import FINDINGS_KEY, TFTransform, TransformContext
+    from transforms.common.lazy_metadata import LazyMetadataWrapper
+
+    passes: list[str] = []
+    original = TFTransform.transform_wrapper
+
+    def recording(self, wrapper):
+        passes.append(self.CODE)
+        return original(self, wrapper)
+
+    monkeypatch.setattr(TFTransform, "transform_wrapper", recording)
+    transform = transform_by_module_name(module_name)
+    tf2 = cst.parse_module("import tensorflow as tf\ny = tf.nn.relu(tf.matmul(x, w))\n")
+    assert transform(TransformContext()).transform_wrapper(LazyMetadataWrapper(tf2, unsafe_skip_copy=True)) is tf2
+    assert passes == []
+
+    tf1 = {"rewrite_changed_arguments": "y = tf.to_float(x)\n", "rename_keywords": "y = tf.reduce_sum(x, keep_dims=True)\n",
+           "rename_symbols": "y = tf.log(x)\n"}[module_name]
+    context = TransformContext()
+    module = cst.parse_module("import tensorflow as tf\n" + tf1)
+    rewritten = transform(context).transform_wrapper(LazyMetadataWrapper(module, unsafe_skip_copy=True))
+    assert rewritten.code != module.code and passes == [transform.CODE]
+    assert len(context.scratch[FINDINGS_KEY]) == 1  # reported once, not once per walk

@@ -17,11 +17,15 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
 
 from migrate.findings import Finding, Severity
-from transforms.common.syntax import code_identifiers, forget_children
+from transforms.common import read_only_visit
+from transforms.common.pruning import SubtreeTypes, hooked_types, subtree_types
+from transforms.common.syntax import children, code_identifiers, forget_children
 from transforms.common.dispatch import FastDispatch
 from transforms.common.imports import ImportRequest, add_imports
 from transforms.common.lazy_metadata import LazyMetadataWrapper
 from transforms.common.qualnames import canonical_tf_name, module_aliases, unaliased
+
+read_only_visit.install()
 
 FINDINGS_KEY = "tf_migrate.findings"
 RUN_SITES_KEY = "tf_migrate.run_sites"
@@ -60,6 +64,8 @@ class TFTransform(FastDispatch, cst.CSTTransformer):
     def __init__(self, context: TransformContext) -> None:
         super().__init__()
         self.context = context
+        self._subtrees: SubtreeTypes | None = None
+        self._changed = True
         context.scratch.setdefault(FINDINGS_KEY, [])
 
     #: Cheap pre-check: when set, the transform runs only on code whose text contains one of these.
@@ -97,17 +103,64 @@ class TFTransform(FastDispatch, cst.CSTTransformer):
 
     def transform_wrapper(self, wrapper: MetadataWrapper) -> cst.Module:
         """Run this transform over `wrapper.module`, reusing metadata the wrapper already resolved
-        (the runner shares one wrapper across transforms until one of them changes the code)."""
+        (the runner shares one wrapper across transforms until one of them changes the code).
+
+        Returns `wrapper.module` itself when the transform changed nothing, so that the caller can
+        tell without generating the code (see transforms/common/pruning.py)."""
         self.context.scratch[IMPORTS_KEY] = []
         self._module, self._aliases = wrapper.module, None
+        pruned = self._dispatches_by_hooks()
+        self._subtrees = subtree_types(wrapper.module) if pruned else None
+        self._changed = not pruned
         try:
             result = wrapper.visit(self)
         except SkipFile:
             return wrapper.module
         finally:
+            self._subtrees = None
             forget_children()
         requests = self.context.scratch.pop(IMPORTS_KEY)
-        return add_imports(result, requests) if requests else result
+        if requests:
+            return add_imports(result, requests)
+        return result if self._changed else wrapper.module
+
+    # -- traversal ---------------------------------------------------------------------------------
+
+    @classmethod
+    def _dispatches_by_hooks(cls) -> bool:
+        """Whether the transform acts only through its visit_/leave_ hooks (none overrides the
+        generic on_visit/on_leave), so that the pass may skip what no hook can reach."""
+        return all(getattr(cls, name) is getattr(TFTransform, name)
+                   for name in ("on_visit", "on_leave", "on_visit_attribute", "on_leave_attribute"))
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self._subtrees is None:
+            return super().on_visit(node)
+        hooked, leaving = hooked_types(type(self))
+        types = self._subtrees.of(node)
+        if types is None or types & leaving:
+            return super().on_visit(node)
+        if types & hooked:
+            self._visit_only(node, hooked)
+        return False
+
+    def visit_only(self, module: cst.Module) -> None:
+        """Call the visit_ hooks over `module` in libcst's order, changing nothing (for a transform
+        whose visit_ hooks decide what its pass would do; metadata must be resolved)."""
+        self._visit_only(module, hooked_types(type(self))[0])
+
+    def _visit_only(self, node: cst.CSTNode, hooked: int) -> None:
+        """The visit_ hooks of `node`'s subtree, in libcst's order, without rebuilding it."""
+        if super().on_visit(node):
+            for child in children(node):
+                if self._subtrees.of(child) & hooked:
+                    self._visit_only(child, hooked)
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> object:
+        result = super().on_leave(original_node, updated_node)
+        if result is not updated_node:
+            self._changed = True
+        return result
 
     # -- symbol resolution -------------------------------------------------------------------------
 

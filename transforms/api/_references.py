@@ -10,12 +10,13 @@ without uses are dropped at the end.
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import ScopeProvider
+from libcst.metadata import MetadataWrapper, ScopeProvider
 
 from transforms.api._prune_imports import fully_rewritten_imports, remove_imports
 from transforms.api._tf_spelling import Spelling, direct_tf_name, qualified_names
 from transforms.common.syntax import leftmost_name
-from transforms.base import TFTransform
+from transforms.base import FINDINGS_KEY, IMPORTS_KEY, TFTransform
+from transforms.common.pruning import subtree_types
 
 
 def chain_nodes(node: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -31,6 +32,37 @@ class ReferenceTransform(TFTransform):
     """Abstract: subclasses implement claim() and replace()."""
 
     METADATA_DEPENDENCIES = TFTransform.METADATA_DEPENDENCIES + (ScopeProvider,)
+
+    def transform_wrapper(self, wrapper: MetadataWrapper) -> cst.Module:
+        """Most runs rewrite nothing (the stability check's second run, code already on TF2 names),
+        and the visit_ hooks decide every rewrite. So they run first on their own, over a walk that
+        rebuilds nothing; the transformer pass runs only when they decided on a rewrite, from the
+        start (visit_Module resets the state; the first walk's findings are dropped)."""
+        findings = self.context.scratch[FINDINGS_KEY]
+        reported = len(findings)
+        if not self._decides_a_rewrite(wrapper):
+            return wrapper.module
+        del findings[reported:]
+        return super().transform_wrapper(wrapper)
+
+    def _decides_a_rewrite(self, wrapper: MetadataWrapper) -> bool:
+        module = wrapper.module
+        self.context.scratch[IMPORTS_KEY] = []
+        self._module, self._aliases = module, None
+        self._subtrees = subtree_types(module)
+        try:
+            with self.resolve(wrapper):
+                self.visit_only(module)
+                if self.has_rewrites():
+                    return True
+                left = self.leave_Module(module, module)  # its findings, for a module kept as it is
+        finally:
+            self._subtrees = None
+        return left is not module or bool(self.context.scratch.pop(IMPORTS_KEY))
+
+    def has_rewrites(self) -> bool:
+        """After the visit_ hooks: whether a leave_ hook other than leave_Module will change a node."""
+        return bool(self._claimed)
 
     def visit_Module(self, node: cst.Module) -> bool:
         self.spelling = Spelling(self)

@@ -38,6 +38,9 @@ class RenameKeywords(ReferenceTransform):
         self._bindings = None
         return super().visit_Module(node)
 
+    def has_rewrites(self) -> bool:
+        return bool(self._claimed or self._calls)
+
     def _module_bindings(self) -> tuple[cst.Module, dict]:
         """The module and its simple bindings (computed once, for the partitioned-parameter check)."""
         if self._bindings is None:

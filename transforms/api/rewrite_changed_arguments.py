@@ -20,6 +20,7 @@ from transforms.api._tf_spelling import direct_tf_name
 from transforms.common.tables import keyword_table, names_a_table_symbol
 
 ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
+_REWRITES = ("dropout", "softmax_cross_entropy_with_logits")
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
 
 
@@ -46,6 +47,7 @@ class RewriteChangedArguments(ReferenceTransform):
 
     def visit_Module(self, node: cst.Module) -> bool:
         self.table = keyword_table()
+        self._calls: dict[int, str | None] = {}
         return super().visit_Module(node)
 
     def claim(self, node: cst.BaseExpression, canonical: str) -> bool:
@@ -54,10 +56,21 @@ class RewriteChangedArguments(ReferenceTransform):
     def replace(self, original, updated):
         return None
 
+    def visit_Call(self, node: cst.Call) -> bool:
+        canonical = direct_tf_name(self, node.func)
+        spec = self.table.functions.get(canonical or "")
+        if canonical in self.table.casts or (spec is not None and spec.rewrite in _REWRITES) or (
+                canonical is None and isinstance(node.func, cst.Attribute) and node.func.attr.value in ITERATOR_METHODS):
+            self._calls[id(node)] = canonical
+        return True
+
+    def has_rewrites(self) -> bool:
+        return bool(self._calls)
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if any(arg.star for arg in updated.args):
+        if id(original) not in self._calls or any(arg.star for arg in updated.args):
             return updated
-        canonical = direct_tf_name(self, original.func)
+        canonical = self._calls[id(original)]
         spec = self.table.functions.get(canonical or "")
         if canonical in self.table.casts:
             return self._cast(original, updated, canonical, self.table.casts[canonical])

@@ -91,21 +91,62 @@ def is_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.Integer, cst.Float, cst.SimpleString))
 
 
-# libcst computes `node.children` by rebuilding the node; the analyses walk the same immutable
-# trees many times, so each node's children are computed once per transform run (the entry keeps
-# the node alive, so its id is not reused meanwhile). TFTransform.transform_wrapper clears it.
-_CHILDREN: dict[int, tuple[cst.CSTNode, Sequence[cst.CSTNode]]] = {}
+class _FieldOrder(cst.CSTVisitor):
+    """Records the fields libcst's visit goes through, in its order, without entering them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fields: list[str] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return False
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        self.fields.append(attribute)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_fields(node: cst.CSTNode) -> tuple[str, ...]:
+    """The fields holding `node`'s children, in the order libcst visits them. Every node type's
+    `_visit_and_replace_children` visits the same fields in the same order whatever their values, so
+    one (rebuilding) visit per type tells it; `node.children` pays that rebuild on every call."""
+    fields = _FIELDS.get(type(node))
+    if fields is None:
+        recorder = _FieldOrder()
+        node._visit_and_replace_children(recorder)
+        fields = _FIELDS[type(node)] = tuple(recorder.fields)
+    return fields
+
+
+_IS_NODE: dict[type, bool] = {}
+
+
+def is_node_type(value_type: type) -> bool:
+    """issubclass(value_type, CSTNode), remembered: CSTNode is an ABC, whose checks are slow."""
+    known = _IS_NODE.get(value_type)
+    if known is None:
+        known = _IS_NODE[value_type] = issubclass(value_type, cst.CSTNode)
+    return known
 
 
 def children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
-    found = _CHILDREN.get(id(node))
-    if found is None:
-        found = _CHILDREN[id(node)] = (node, node.children)
-    return found[1]
+    """`node.children`: the same nodes in the same order, read from its fields."""
+    found: list[cst.CSTNode] = []
+    fields = _FIELDS.get(type(node)) or child_fields(node)
+    for field in fields:
+        value = getattr(node, field)
+        value_type = type(value)
+        if is_node_type(value_type):
+            found.append(value)
+        elif value is not None and value_type is not cst.MaybeSentinel:
+            found.extend(value)  # a sequence of nodes
+    return found
 
 
 def forget_children() -> None:
-    _CHILDREN.clear()
+    """Kept for callers of the old per-run cache; children are no longer cached."""
 
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

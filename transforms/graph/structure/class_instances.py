@@ -173,7 +173,8 @@ def _renamed(graph_class: GraphClass, original: cst.BaseStatement, renames: dict
             replacements[id(attribute)] = lambda _, new=renames[f"self.{attribute.attr.value}"]: cst.Name(new)
     replacer = _TrackingReplacer(replacements)
     result = copy.visit(replacer)
-    origins.update(traced)
+    # Keyed by the ids of `result`'s nodes, which the module keeps alive; `copy` itself is garbage
+    # once rebuilt, and an id of its nodes could later name an unrelated node.
     origins.update({new: traced.get(id(old), old) for new, old in replacer.origins.items()})
     return result
 
