@@ -21,6 +21,7 @@ from transforms import selected_transforms
 from transforms.base import FINDINGS_KEY, RUN_SITES_KEY, TransformContext
 from transforms.common.lazy_metadata import LazyMetadataWrapper
 from transforms.common.qualnames import mentions_tensorflow
+from transforms.common.syntax import module_code, remember_code
 
 __all__ = ["DEFAULT_MAX_BYTES", "Budget", "Options", "migrate_code", "migrate_path", "migrate_bytes",
            "migrate_text", "transform_module", "unreadable_reason"]
@@ -59,7 +60,7 @@ def _run_transforms(wrapper: LazyMetadataWrapper, options: Options, filename: st
     that transform when none of the transforms before it changed the code."""
     context = TransformContext(filename=filename, scratch={"settings": dict(options.settings)})
     settings = context.scratch["settings"]
-    code = wrapper.module.code
+    code = module_code(wrapper.module)
     original = wrapper
     to_input = LineMap()
     settled_from: int | None = None
@@ -74,7 +75,7 @@ def _run_transforms(wrapper: LazyMetadataWrapper, options: Options, filename: st
         to_input.relocate(context, reported)
         if result is wrapper.module:
             continue
-        new_code = result.code
+        new_code = module_code(result)
         if new_code != code:
             to_input.add(code, new_code)
             code = new_code
@@ -90,9 +91,15 @@ def _next_wrapper(result: cst.Module, code: str) -> tuple[LazyMetadataWrapper, b
     """The wrapper the next transforms see, and whether it wraps a fresh parse of `code` (not when the
     code does not parse: then a copy of the transform's output, as the check will fail the file)."""
     try:
-        return LazyMetadataWrapper(cst.parse_module(code), unsafe_skip_copy=True), True
+        return LazyMetadataWrapper(_parsed(code), unsafe_skip_copy=True), True
     except cst.ParserSyntaxError:
         return LazyMetadataWrapper(result), False
+
+
+def _parsed(code: str) -> cst.Module:
+    module = cst.parse_module(code)
+    remember_code(module, code)
+    return module
 
 
 def _reported(context: TransformContext) -> tuple[int, int]:
@@ -151,11 +158,11 @@ def check_rewrite(new_code: str, options: Options, filename: str, settled_from: 
     parser makes the same tree from the same code, and metadata depends on the tree alone."""
     try:
         if parsed is None:
-            parsed = LazyMetadataWrapper(cst.parse_module(new_code), unsafe_skip_copy=True)
+            parsed = LazyMetadataWrapper(_parsed(new_code), unsafe_skip_copy=True)
         again = _run_transforms(parsed, options, filename, stop_unchanged_at=settled_from)
     except cst.ParserSyntaxError as error:
         return f"rewrite produced code that does not parse ({error.message}); left untouched", None
-    if again.module.code != new_code:
+    if module_code(again.module) != new_code:
         return "rewrite is not stable (a second run changes it again); left untouched", again
     return None, again
 
@@ -169,11 +176,11 @@ def migrate_text(path: str, text: str, options: Options) -> FileResult:
     if problem:
         return FileResult(path, "skipped", "tf1", problem)
     try:
-        module = cst.parse_module(text)
+        module = _parsed(text)
     except cst.ParserSyntaxError as error:
         return FileResult(path, "skipped", "tf1", describe_parse_error(text, error))
     outcome = transform_module(module, options, path)
-    new_code = outcome.module.code
+    new_code = module_code(outcome.module)
     if new_code == text:
         return FileResult(path, "unchanged", classify(outcome.wrapper), findings=outcome.findings,
                           families=family_counts(outcome.original, outcome.wrapper))

@@ -213,9 +213,9 @@ SOURCES = sorted((ROOT / "tests" / "fixtures").glob("*/*.py")) + sorted((ROOT / 
 
 @pytest.mark.parametrize("path", SOURCES[::3], ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_on_demand_metadata_equals_libcsts_for_every_node(path: Path) -> None:
-    """Qualified names and positions looked up node by node are exactly libcst's providers' answers."""
+    """Qualified names, positions and parents looked up node by node are exactly libcst's providers' answers."""
     import libcst as cst
-    from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
+    from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, QualifiedNameProvider
 
     from transforms.common.lazy_metadata import LazyMetadataWrapper
 
@@ -223,12 +223,16 @@ def test_on_demand_metadata_equals_libcsts_for_every_node(path: Path) -> None:
     reference = MetadataWrapper(module, unsafe_skip_copy=True)
     expected_names = reference.resolve(QualifiedNameProvider)
     expected_positions = reference.resolve(PositionProvider)
-    lazy = LazyMetadataWrapper(module, unsafe_skip_copy=True).resolve_many([QualifiedNameProvider, PositionProvider])
+    expected_parents = reference.resolve(ParentNodeProvider)
+    providers = [QualifiedNameProvider, PositionProvider, ParentNodeProvider]
+    lazy = LazyMetadataWrapper(module, unsafe_skip_copy=True).resolve_many(providers)
+    assert len(lazy[ParentNodeProvider]) == len(expected_parents)
     for node in _all_nodes(module):
         names = expected_names.get(node, set())
         names = names() if callable(names) else names
         assert lazy[QualifiedNameProvider].get(node, set()) == names
         assert lazy[PositionProvider].get(node) == expected_positions.get(node)
+        assert lazy[ParentNodeProvider].get(node) is expected_parents.get(node)
 
 
 def test_on_demand_metadata_resolves_nothing_until_asked() -> None:
@@ -450,11 +454,27 @@ def test_read_only_visit_calls_every_hook_libcst_calls_and_children_match(path: 
     class Recorder(_EveryHook, cst.CSTVisitor):
         pass
 
+    class NodeHooks(cst.CSTVisitor):  # no field hooks: walked without asking for them
+        def __init__(self) -> None:
+            super().__init__()
+            self.calls: list[tuple[str, int]] = []
+
+        def visit_Name(self, node) -> None:
+            self.calls.append(("visit_Name", id(node)))
+
+        def visit_Call(self, node) -> bool:
+            self.calls.append(("visit_Call", id(node)))
+            return getattr(node.func, "value", None) != "skip"
+
+        def leave_Attribute(self, node) -> None:
+            self.calls.append(("leave_Attribute", id(node)))
+
     module = cst.parse_module(path.read_text(encoding="utf-8") + "skip(a.b)\n")
-    ours, libcsts = Recorder(), Recorder()
-    assert module.visit(ours) is module
-    assert LIBCST_VISIT(module, libcsts) is module
-    assert ours.calls == libcsts.calls
+    for visitor_class in (Recorder, NodeHooks):
+        ours, libcsts = visitor_class(), visitor_class()
+        assert module.visit(ours) is module
+        assert LIBCST_VISIT(module, libcsts) is module
+        assert ours.calls == libcsts.calls
     for node in _all_nodes(module):
         assert [id(child) for child in children(node)] == [id(child) for child in node.children]
 

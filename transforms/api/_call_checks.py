@@ -7,7 +7,7 @@ import libcst as cst
 from transforms.api._call_arguments import Unsafe
 from transforms.api._tf_spelling import direct_tf_name
 from transforms.common.tables import FunctionSpec
-from transforms.common.syntax import scan
+from transforms.common.syntax import module_code, scan
 
 STOP_GRADIENT = "tf.stop_gradient"
 # What TF1 datasets and iterators have and TF2 datasets lack.
@@ -17,7 +17,7 @@ V1_DATASET_MEMBERS = frozenset({"make_one_shot_iterator", "make_initializable_it
 
 def uses_v1_dataset_api(transform, module: cst.Module) -> bool:
     """Whether any `x.make_one_shot_iterator`-like member is used on a non-TensorFlow receiver."""
-    code = module.code
+    code = module_code(module)
     if not any(member in code for member in V1_DATASET_MEMBERS):
         return False
     found = []
@@ -79,7 +79,7 @@ def unpartitioned(transform, call: cst.Call, spec: FunctionSpec, module_bindings
     if parameters is None:
         return frozenset()
     module, bindings = module_bindings()
-    if "partitioner" in module.code:
+    if "partitioner" in module_code(module):
         return frozenset()
     values = [argument(call, name, spec) for name in parameters]
     if all(value is not None and _single_tensor(transform, value, bindings) for value in values):

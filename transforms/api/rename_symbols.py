@@ -14,6 +14,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from transforms.common.contrib_homes import contrib_message, is_gone
+from transforms.common.syntax import module_code
 from transforms.api._prune_imports import fully_rewritten_imports, import_key, remove_imports
 from transforms.api._references import ReferenceTransform, chain_nodes
 from transforms.api._tf_spelling import TF_MODULE, direct_tf_name, raw_name
@@ -39,7 +40,7 @@ class RenameSymbols(ReferenceTransform):
     def visit_Module(self, node: cst.Module) -> bool:
         self.table = symbol_table()
         self._replacements: dict[int, cst.BaseExpression] = {}
-        self._eager = not _GRAPH_MODE.search(node.code)
+        self._eager = not _GRAPH_MODE.search(module_code(node))
         self._from_imports: list[tuple[cst.ImportAlias, str]] = []
         return super().visit_Module(node)
 

@@ -1,4 +1,4 @@
-"""A MetadataWrapper that computes qualified names and positions only when a transform asks for them.
+"""A MetadataWrapper that computes qualified names, positions and parents only when a transform asks.
 
 libcst's `QualifiedNameProvider` visits every node of the module to store, per node, a lazy value
 that asks the node's scope for its qualified names; its `PositionProvider` generates the whole module's
@@ -6,18 +6,22 @@ code once more to record every node's position. Together they are about a third 
 transform's metadata costs, and the runner resolves it again after every transform that changes the
 code. Here the first is a mapping that asks the scope only for the nodes looked up (the same
 `scope.get_qualified_names_for(node)` call, remembered per node), and the second is libcst's own
-computation, run on the first lookup (a transform that reports nothing never pays for it).
+computation, run on the first lookup (a transform that reports nothing never pays for it). Parents
+are computed on first lookup too, from the nodes' fields (libcst's provider rebuilds every node to
+list its children).
 
 What a lookup returns is what libcst's providers return, for every node of the wrapped module: names
 for a node that has a scope, the caller's default (our callers all pass `set()`) for one that has
-none. Scopes, expression contexts and parents are libcst's providers, unchanged.
+none. Scopes and expression contexts are libcst's providers, unchanged.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider, ScopeProvider
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, QualifiedNameProvider, ScopeProvider
+
+from transforms.common.syntax import children
 
 _MISSING = object()
 
@@ -100,9 +104,27 @@ def _qualified_names(wrapper: MetadataWrapper) -> Mapping:
     return _QualifiedNames(wrapper)
 
 
+def _parents(wrapper: MetadataWrapper) -> Mapping:
+    return _Deferred(lambda: _parent_map(wrapper.module))
+
+
+def _parent_map(module: cst.Module) -> dict[cst.CSTNode, cst.CSTNode]:
+    """ParentNodeProvider's mapping (child -> parent, for every node but the module). libcst's asks
+    every node for `node.children`, which rebuilds it; here they are read from the fields."""
+    parents: dict[cst.CSTNode, cst.CSTNode] = {}
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        for child in children(node):
+            parents[child] = node
+            stack.append(child)
+    return parents
+
+
 _ON_DEMAND: dict[type, Callable[[MetadataWrapper], Mapping]] = {
     QualifiedNameProvider: _qualified_names,
     PositionProvider: _positions,
+    ParentNodeProvider: _parents,
 }
 
 

@@ -8,15 +8,20 @@ after every transform that changed the code.
 
 `install()` makes `CSTNode.visit` walk a `CSTVisitor` through the same fields in the same order
 (see syntax.child_fields), calling the same hooks (`on_visit`, `on_visit_attribute`,
-`on_leave_attribute`, `on_leave`) on the same nodes, and return the node itself, as libcst's does.
-Transformers keep libcst's visit unchanged.
+`on_leave_attribute`, `on_leave`) on the same nodes, and return the node itself, as libcst's does;
+a visitor whose field hooks (`visit_<Type>_<field>`) are all libcst's do-nothing stubs is not asked
+for them. Transformers keep libcst's visit unchanged.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import libcst as cst
+from libcst._batched_visitor import _BatchedCSTVisitor
 from libcst._nodes.base import CSTNode
 
-from transforms.common.syntax import child_fields, is_node_type
+from transforms.common.dispatch import FastDispatch
+from transforms.common.syntax import child_fields, children, is_node_type
 
 #: libcst's own visit (tests compare against it).
 LIBCST_VISIT = CSTNode.visit
@@ -37,9 +42,41 @@ def _walk(node: CSTNode, visitor: cst.CSTVisitor) -> None:
     visitor.on_leave(node)
 
 
+def _walk_nodes(node: CSTNode, visitor: cst.CSTVisitor) -> None:
+    """_walk for a visitor whose field hooks are all libcst's do-nothing stubs."""
+    if visitor.on_visit(node):
+        for child in children(node):
+            _walk_nodes(child, visitor)
+    visitor.on_leave(node)
+
+
+_STUB_FIELD_DISPATCH = (cst.CSTVisitor.on_visit_attribute, cst.CSTVisitor.on_leave_attribute,
+                        FastDispatch.on_visit_attribute, FastDispatch.on_leave_attribute)
+
+
+def _has_field_hooks(visitor: cst.CSTVisitor) -> bool:
+    """Whether the visitor's on_visit_attribute / on_leave_attribute can do anything."""
+    if isinstance(visitor, _BatchedCSTVisitor):  # libcst's metadata providers, run together
+        return any(name.count("_") > 1 for name in visitor.visitor_methods)  # visit_<Type>_<field>
+    cls = type(visitor)
+    if cls.on_visit_attribute not in _STUB_FIELD_DISPATCH or cls.on_leave_attribute not in _STUB_FIELD_DISPATCH:
+        return True
+    return _defines_field_hooks(cls)
+
+
+@lru_cache(maxsize=None)
+def _defines_field_hooks(cls: type) -> bool:
+    """Whether the class has a real `visit_<Type>_<field>` / `leave_<Type>_<field>` hook."""
+    return any(name.startswith(("visit_", "leave_")) and name[6:7].isupper() and name.count("_") > 1
+               and not getattr(getattr(cls, name), "_is_no_op", False) for name in dir(cls))
+
+
 def _visit(self: CSTNode, visitor):
     if isinstance(visitor, cst.CSTVisitor):
-        _walk(self, visitor)
+        if _has_field_hooks(visitor):
+            _walk(self, visitor)
+        else:
+            _walk_nodes(self, visitor)
         return self
     return LIBCST_VISIT(self, visitor)
 

@@ -27,6 +27,29 @@ def code(node: cst.CSTNode) -> str:
     return _EMPTY.code_for_node(node).strip()
 
 
+# Generating a module's code is a walk of the whole tree; the runner knows the code of every module
+# it parsed, and transforms ask for it too (text pre-checks), so the last few are remembered.
+_CODES: dict[int, tuple[cst.Module, str]] = {}
+_CODES_KEPT = 8
+
+
+def module_code(module: cst.Module) -> str:
+    """`module.code`, remembered for the modules met last."""
+    entry = _CODES.get(id(module))
+    if entry is not None and entry[0] is module:
+        return entry[1]
+    text = module.code
+    remember_code(module, text)
+    return text
+
+
+def remember_code(module: cst.Module, text: str) -> None:
+    """Note that `text` is `module.code` (it was parsed into `module`, or generated from it)."""
+    if len(_CODES) >= _CODES_KEPT:
+        _CODES.clear()
+    _CODES[id(module)] = (module, text)
+
+
 def expr(text: str) -> cst.BaseExpression:
     return cst.parse_expression(text)
 
