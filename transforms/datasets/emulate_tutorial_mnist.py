@@ -132,18 +132,23 @@ class EmulateTutorialMnist(TFTransform):
                 and self._line(seed_call) < self._line(call) \
                 and (is_literal(seed_call.args[0].value) or isinstance(seed_call.args[0].value, cst.Name)):
             return seed_call.args[0].value
-        self.report(call, f"TF1's loader re-seeded NumPy with the graph-level seed, which the program sets at "
-                    f"line {self._line(seed_call)}; whether that runs before this call is not known here, so "
+        self.report(call, f"TF1's loader re-seeded NumPy with the graph-level seed, which the program sets with "
+                    f"`{code(seed_call)}`; whether that runs before this call is not known here, so "
                     "NumPy is re-seeded with the call's seed (or from the system): pass global_seed= if the "
                     "graph seed was set first", fixed=False, severity="warning")
         return None
 
     def _at_module_level(self, node: cst.CSTNode) -> bool:
-        """`node` is in a statement directly in the module body (not in a function, loop or block)."""
+        """`node` is in a statement of the module body, or of `with` blocks there (which run their body
+        once, in order), not in a function, loop or conditional block."""
         parent = self.get_metadata(ParentNodeProvider, node, None)
         while parent is not None and not isinstance(parent, cst.SimpleStatementLine):
             parent = self.get_metadata(ParentNodeProvider, parent, None)
-        return parent is not None and isinstance(self.get_metadata(ParentNodeProvider, parent, None), cst.Module)
+        parent = self.get_metadata(ParentNodeProvider, parent, None) if parent is not None else None
+        while isinstance(parent, cst.IndentedBlock) and isinstance(
+                block := self.get_metadata(ParentNodeProvider, parent, None), cst.With):
+            parent = self.get_metadata(ParentNodeProvider, block, None)
+        return isinstance(parent, cst.Module)
 
     def _line(self, node: cst.CSTNode) -> int:
         return self.get_metadata(PositionProvider, node).start.line
