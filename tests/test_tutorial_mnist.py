@@ -141,10 +141,12 @@ def test_tutorial_program_prints_the_same_values_migrated(tmp_path: Path, served
         assert migrated[name] == pytest.approx(value, abs=1e-5), name
 
 
-def test_deep_mnist_example_migrates_to_tf2_and_verifies_equivalent(tmp_path: Path):
-    """legacy_examples/mnist_deep_tutorial.py: the tutorial's loader, helpers, InteractiveSession and
-    .run/.eval feeds; the harness runs both sides with the same initial weights and compares them."""
-    example = ROOT / "legacy_examples" / "mnist_deep_tutorial.py"
+@pytest.mark.parametrize("name", ["mnist_deep_tutorial", "mnist_mlp_epochs_tutorial"])
+def test_tutorial_example_migrates_to_tf2_and_verifies_equivalent(name: str, tmp_path: Path):
+    """The legacy examples built like the tutorials (the loader on a synthetic MNIST, next_batch feeds,
+    InteractiveSession .run/.eval or an epoch loop averaging the cost): the harness runs both sides
+    with the same initial weights and compares every run site and RESULT line."""
+    example = ROOT / "legacy_examples" / f"{name}.py"
     result = migrate_path(str(example))
     assert result.status == "changed" and result.level == "tf2", result.findings
     tree = ast.parse(result.new_source)
@@ -156,5 +158,5 @@ def test_deep_mnist_example_migrates_to_tf2_and_verifies_equivalent(tmp_path: Pa
                           capture_output=True, text=True, timeout=600,
                           env=dict(os.environ, PYTHONPATH=str(ROOT), TF_CPP_MIN_LOG_LEVEL="2"))
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    rows = [line.split() for line in done.stdout.splitlines() if line.startswith("mnist_deep_tutorial.py")]
+    rows = [line.split() for line in done.stdout.splitlines() if line.startswith(f"{name}.py")]
     assert rows and rows[0][1] == "equivalent", done.stdout
