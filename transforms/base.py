@@ -19,7 +19,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProv
 from migrate.findings import Finding, Severity
 from transforms.common import read_only_visit
 from transforms.common.pruning import SubtreeTypes, hooked_types, subtree_types
-from transforms.common.syntax import children, code_identifiers, forget_children
+from transforms.common.syntax import children, code_identifiers
 from transforms.common.dispatch import FastDispatch
 from transforms.common.imports import ImportRequest, add_imports
 from transforms.common.lazy_metadata import LazyMetadataWrapper
@@ -118,7 +118,6 @@ class TFTransform(FastDispatch, cst.CSTTransformer):
             return wrapper.module
         finally:
             self._subtrees = None
-            forget_children()
         requests = self.context.scratch.pop(IMPORTS_KEY)
         if requests:
             return add_imports(result, requests)

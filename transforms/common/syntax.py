@@ -168,10 +168,6 @@ def children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
     return found
 
 
-def forget_children() -> None:
-    """Kept for callers of the old per-run cache; children are no longer cached."""
-
-
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Every node under `node` (itself included), parents before children, in source order."""
     stack = [node]
