@@ -11,7 +11,8 @@ runs on it: most of a pass is that rebuild. A transform acts only in its hooks, 
 
 The result is the same tree (equal node for node) with the same hook calls in the same order; only
 the rebuilt copies of untouched nodes are gone. A pass that changed nothing can then be told by
-identity: `Prune.changed` stays False when every `leave_` hook returned the node it was given.
+identity: when every `leave_` hook returned the node it was given, TFTransform.transform_wrapper
+returns the module it was handed.
 """
 from __future__ import annotations
 

@@ -85,6 +85,3 @@ def install() -> None:
     """Use the read-only walk for every CSTVisitor in this process (idempotent)."""
     CSTNode.visit = _visit
 
-
-def uninstall() -> None:
-    CSTNode.visit = LIBCST_VISIT
