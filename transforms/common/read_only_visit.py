@@ -84,4 +84,3 @@ def _visit(self: CSTNode, visitor):
 def install() -> None:
     """Use the read-only walk for every CSTVisitor in this process (idempotent)."""
     CSTNode.visit = _visit
-
