@@ -65,6 +65,7 @@ class TFTransform(FastDispatch, cst.CSTTransformer):
         super().__init__()
         self.context = context
         self._subtrees: SubtreeTypes | None = None
+        self._hooked, self._leaving = hooked_types(type(self))
         self._changed = True
         context.scratch.setdefault(FINDINGS_KEY, [])
 
@@ -107,11 +108,7 @@ class TFTransform(FastDispatch, cst.CSTTransformer):
 
         Returns `wrapper.module` itself when the transform changed nothing, so that the caller can
         tell without generating the code (see transforms/common/pruning.py)."""
-        self.context.scratch[IMPORTS_KEY] = []
-        self._module, self._aliases = wrapper.module, None
-        pruned = self._dispatches_by_hooks()
-        self._subtrees = subtree_types(wrapper.module) if pruned else None
-        self._changed = not pruned
+        self._start_pass(wrapper, pruned=self._dispatches_by_hooks())
         try:
             result = wrapper.visit(self)
         except SkipFile:
@@ -125,6 +122,13 @@ class TFTransform(FastDispatch, cst.CSTTransformer):
 
     # -- traversal ---------------------------------------------------------------------------------
 
+    def _start_pass(self, wrapper: MetadataWrapper, pruned: bool) -> None:
+        """The state a walk over `wrapper.module` starts from (`pruned`: skipping what no hook reaches)."""
+        self.context.scratch[IMPORTS_KEY] = []
+        self._module, self._aliases = wrapper.module, None
+        self._subtrees = subtree_types(wrapper.module) if pruned else None
+        self._changed = not pruned
+
     @classmethod
     def _dispatches_by_hooks(cls) -> bool:
         """Whether the transform acts only through its visit_/leave_ hooks (none overrides the
@@ -135,25 +139,24 @@ class TFTransform(FastDispatch, cst.CSTTransformer):
     def on_visit(self, node: cst.CSTNode) -> bool:
         if self._subtrees is None:
             return super().on_visit(node)
-        hooked, leaving = hooked_types(type(self))
         types = self._subtrees.of(node)
-        if types is None or types & leaving:
+        if types is None or types & self._leaving:
             return super().on_visit(node)
-        if types & hooked:
-            self._visit_only(node, hooked)
+        if types & self._hooked:
+            self._visit_only(node)
         return False
 
     def visit_only(self, module: cst.Module) -> None:
         """Call the visit_ hooks over `module` in libcst's order, changing nothing (for a transform
         whose visit_ hooks decide what its pass would do; metadata must be resolved)."""
-        self._visit_only(module, hooked_types(type(self))[0])
+        self._visit_only(module)
 
-    def _visit_only(self, node: cst.CSTNode, hooked: int) -> None:
+    def _visit_only(self, node: cst.CSTNode) -> None:
         """The visit_ hooks of `node`'s subtree, in libcst's order, without rebuilding it."""
         if super().on_visit(node):
             for child in children(node):
-                if self._subtrees.of(child) & hooked:
-                    self._visit_only(child, hooked)
+                if self._subtrees.of(child) & self._hooked:
+                    self._visit_only(child)
 
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> object:
         result = super().on_leave(original_node, updated_node)

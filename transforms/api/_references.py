@@ -16,7 +16,6 @@ from transforms.api._prune_imports import fully_rewritten_imports, remove_import
 from transforms.api._tf_spelling import Spelling, direct_tf_name, qualified_names
 from transforms.common.syntax import leftmost_name
 from transforms.base import FINDINGS_KEY, IMPORTS_KEY, TFTransform
-from transforms.common.pruning import subtree_types
 
 
 def chain_nodes(node: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -47,9 +46,7 @@ class ReferenceTransform(TFTransform):
 
     def _decides_a_rewrite(self, wrapper: MetadataWrapper) -> bool:
         module = wrapper.module
-        self.context.scratch[IMPORTS_KEY] = []
-        self._module, self._aliases = module, None
-        self._subtrees = subtree_types(module)
+        self._start_pass(wrapper, pruned=True)
         try:
             with self.resolve(wrapper):
                 self.visit_only(module)

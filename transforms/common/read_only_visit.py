@@ -21,7 +21,7 @@ from libcst._batched_visitor import _BatchedCSTVisitor
 from libcst._nodes.base import CSTNode
 
 from transforms.common.dispatch import FastDispatch
-from transforms.common.syntax import child_fields, children, is_node_type
+from transforms.common.syntax import child_fields, is_node_type, scan
 
 #: libcst's own visit (tests compare against it).
 LIBCST_VISIT = CSTNode.visit
@@ -39,14 +39,6 @@ def _walk(node: CSTNode, visitor: cst.CSTVisitor) -> None:
                 for child in value:  # a sequence of nodes
                     _walk(child, visitor)
             visitor.on_leave_attribute(node, field)
-    visitor.on_leave(node)
-
-
-def _walk_nodes(node: CSTNode, visitor: cst.CSTVisitor) -> None:
-    """_walk for a visitor whose field hooks are all libcst's do-nothing stubs."""
-    if visitor.on_visit(node):
-        for child in children(node):
-            _walk_nodes(child, visitor)
     visitor.on_leave(node)
 
 
@@ -76,7 +68,7 @@ def _visit(self: CSTNode, visitor):
         if _has_field_hooks(visitor):
             _walk(self, visitor)
         else:
-            _walk_nodes(self, visitor)
+            scan(self, visitor)  # its field hooks are all libcst's do-nothing stubs
         return self
     return LIBCST_VISIT(self, visitor)
 

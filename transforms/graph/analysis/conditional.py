@@ -32,12 +32,7 @@ def branch_assignments(statement: cst.If) -> list[cst.Assign] | None:
 
 
 def branch_tests(statement: cst.If) -> list[cst.BaseExpression]:
-    tests = []
-    branch: cst.CSTNode | None = statement
-    while isinstance(branch, cst.If):
-        tests.append(branch.test)
-        branch = branch.orelse
-    return tests
+    return [branch.test for branch in _if_chain(statement)]
 
 
 def calls_anything(test: cst.BaseExpression) -> bool:
@@ -45,11 +40,16 @@ def calls_anything(test: cst.BaseExpression) -> bool:
 
 
 def _branch_bodies(statement: cst.If) -> list[cst.BaseSuite]:
-    bodies = []
-    branch: cst.CSTNode | None = statement
-    while isinstance(branch, cst.If):
-        bodies.append(branch.body)
-        branch = branch.orelse
-    if isinstance(branch, cst.Else):
-        bodies.append(branch.body)
+    chain = _if_chain(statement)
+    bodies = [branch.body for branch in chain]
+    if isinstance(chain[-1].orelse, cst.Else):
+        bodies.append(chain[-1].orelse.body)
     return bodies
+
+
+def _if_chain(statement: cst.If) -> list[cst.If]:
+    """The `if` and its `elif`s."""
+    chain = [statement]
+    while isinstance(chain[-1].orelse, cst.If):
+        chain.append(chain[-1].orelse)
+    return chain
