@@ -538,3 +538,77 @@ def test_reference_transforms_run_no_pass_when_their_visit_hooks_decide_no_rewri
     rewritten = transform(context).transform_wrapper(LazyMetadataWrapper(module, unsafe_skip_copy=True))
     assert rewritten.code != module.code and passes == [transform.CODE]
     assert len(context.scratch[FINDINGS_KEY]) == 1  # reported once, not once per walk
+
+
+def test_leave_hooks_run_dry_report_what_the_pass_reports_without_running_it(monkeypatch) -> None:
+    """Calls TFM102 keeps on tf.compat.v1 as they are are reported at leave time: the dry walk reports
+    them, in the pass's order (inner call first), and no transformer pass runs."""
+    import libcst as cst
+
+    from transforms import transform_by_module_name
+    from transforms.api._references import ReferenceTransform
+    from transforms.base import FINDINGS_KEY, TFTransform, TransformContext
+    from transforms.common.lazy_metadata import LazyMetadataWrapper
+
+    source = ("import tensorflow as tf\n"
+              "y = tf.compat.v1.reduce_sum(tf.compat.v1.nn.dropout(x, keep_prob=k, noise_shape=s), *axes)\n"
+              "z = tf.compat.v1.argmax(y, 1, dimension=None)\n")
+    transform = transform_by_module_name("rename_keywords")
+
+    def findings(decide: bool) -> tuple[list[str], list[str]]:
+        passes: list[str] = []
+        original = TFTransform.transform_wrapper
+        monkeypatch.setattr(TFTransform, "transform_wrapper",
+                            lambda self, wrapper: passes.append(self.CODE) or original(self, wrapper))
+        if not decide:
+            monkeypatch.setattr(ReferenceTransform, "_decides_a_rewrite", lambda self, wrapper: True)
+        context = TransformContext()
+        module = cst.parse_module(source)
+        result = transform(context).transform_wrapper(LazyMetadataWrapper(module, unsafe_skip_copy=True))
+        assert result.code == source
+        monkeypatch.undo()
+        return [f.message.split(":")[0] for f in context.scratch[FINDINGS_KEY]], passes
+
+    dry, dry_passes = findings(decide=True)
+    full, full_passes = findings(decide=False)
+    assert dry == full == ["tf.nn.dropout", "tf.reduce_sum", "tf.argmax"]
+    assert dry_passes == [] and full_passes == ["TFM102"]
+
+
+@pytest.mark.parametrize("path", SOURCES[::3], ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_scopes_resolved_without_the_batched_walk_equal_libcsts(path: Path) -> None:
+    """Every node's scope and expression context, and every scope's assignments and accesses, are
+    what libcst's own resolution computes (see lazy_metadata._run_directly)."""
+    import libcst as cst
+    from libcst.metadata import ExpressionContextProvider, MetadataWrapper, ScopeProvider
+
+    from transforms.common.lazy_metadata import LazyMetadataWrapper
+
+    module = cst.parse_module(path.read_text(encoding="utf-8"))
+    ours = LazyMetadataWrapper(module, unsafe_skip_copy=True).resolve_many([ScopeProvider, ExpressionContextProvider])
+    theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve_many([ScopeProvider, ExpressionContextProvider])
+    assert dict(ours[ExpressionContextProvider]) == dict(theirs[ExpressionContextProvider])
+    assert _scopes_described(ours[ScopeProvider]) == _scopes_described(theirs[ScopeProvider])
+
+
+def _scopes_described(scopes) -> tuple[list, list]:
+    """Which numbered scope each node is in, and each scope's kind, name, parent, assignments and
+    accesses (nodes by identity: both resolutions ran on the same tree)."""
+    numbers: dict[int, int] = {}
+
+    def number(scope) -> int:
+        return numbers.setdefault(id(scope), len(numbers))
+
+    placed = sorted((id(node), number(scope)) for node, scope in scopes.items() if scope is not None)
+    unique = {id(scope): scope for scope in scopes.values() if scope is not None}
+    described = []
+    for scope in unique.values():
+        assignments = sorted((a.name, type(a).__name__, id(getattr(a, "node", None)), a._index,
+                              sorted(id(access.node) for access in a.references)) for a in scope.assignments)
+        accesses = sorted((name, sorted((id(access.node), access._index,
+                                         sorted((r.name, id(getattr(r, "node", None))) for r in access.referents))
+                                        for access in found))
+                          for name, found in scope._accesses_by_name.items())
+        parent = -1 if scope.parent is scope else number(scope.parent)
+        described.append((number(scope), type(scope).__name__, scope._name_prefix, parent, assignments, accesses))
+    return placed, sorted(described, key=repr)

@@ -32,11 +32,13 @@ class ReferenceTransform(TFTransform):
 
     METADATA_DEPENDENCIES = TFTransform.METADATA_DEPENDENCIES + (ScopeProvider,)
 
+    _dry_run = False  # in the walk that decides whether the pass runs
+
     def transform_wrapper(self, wrapper: MetadataWrapper) -> cst.Module:
-        """Most runs rewrite nothing (the stability check's second run, code already on TF2 names),
-        and the visit_ hooks decide every rewrite. So they run first on their own, over a walk that
-        rebuilds nothing; the transformer pass runs only when they decided on a rewrite, from the
-        start (visit_Module resets the state; the first walk's findings are dropped)."""
+        """Most runs rewrite nothing (the stability check's second run, code already on TF2 names).
+        So the hooks first run on a walk that rebuilds nothing: the visit_ hooks, and the leave_ hooks
+        that dry_leave() stands for. The transformer pass runs only when they decided on a rewrite,
+        from the start (visit_Module resets the state; the first walk's findings are dropped)."""
         findings = self.context.scratch[FINDINGS_KEY]
         reported = len(findings)
         if not self._decides_a_rewrite(wrapper):
@@ -47,19 +49,36 @@ class ReferenceTransform(TFTransform):
     def _decides_a_rewrite(self, wrapper: MetadataWrapper) -> bool:
         module = wrapper.module
         self._start_pass(wrapper, pruned=True)
+        self._rewrite_seen = False
         try:
             with self.resolve(wrapper):
-                self.visit_only(module)
-                if self.has_rewrites():
+                self._dry_run = True
+                try:
+                    self.visit_only(module)
+                finally:
+                    self._dry_run = False
+                if self._rewrite_seen or self.has_rewrites():
                     return True
                 left = self.leave_Module(module, module)  # its findings, for a module kept as it is
         finally:
             self._subtrees = None
         return left is not module or bool(self.context.scratch.pop(IMPORTS_KEY))
 
+    def _visit_only(self, node: cst.CSTNode) -> None:
+        super()._visit_only(node)
+        if self._dry_run and not self._rewrite_seen:
+            self._rewrite_seen = self.dry_leave(node)
+
     def has_rewrites(self) -> bool:
         """After the visit_ hooks: whether a leave_ hook other than leave_Module will change a node."""
         return bool(self._claimed)
+
+    def dry_leave(self, node: cst.CSTNode) -> bool:
+        """In the walk that decides whether the pass runs, called where the pass would leave `node`
+        (children first): whether its leave_ hook changes the node unless a node inside it changed.
+        A transform whose leave_ hooks report findings reports them here, in the pass's order (they
+        are dropped if the pass runs). The default: leave_ hooks act only on claimed references."""
+        return False
 
     def visit_Module(self, node: cst.Module) -> bool:
         self.spelling = Spelling(self)

@@ -39,7 +39,10 @@ class RenameKeywords(ReferenceTransform):
         return super().visit_Module(node)
 
     def has_rewrites(self) -> bool:
-        return bool(self._claimed or self._calls)
+        return bool(self._pins)
+
+    def dry_leave(self, node: cst.CSTNode) -> bool:
+        return id(node) in self._calls and self.leave_Call(node, node) is not node
 
     def _module_bindings(self) -> tuple[cst.Module, dict]:
         """The module and its simple bindings (computed once, for the partitioned-parameter check)."""
@@ -101,7 +104,7 @@ class RenameKeywords(ReferenceTransform):
         # TFM104 from `import tensorflow.compat.v1 as tf`), so both import styles read the same.
         self.report(original, f"{spec.name}: {why}; the call runs on {compat}", fixed=True,
                     severity="warning")
-        return updated.with_changes(func=func)
+        return updated if func is updated.func else updated.with_changes(func=func)
 
     def claim(self, node: cst.BaseExpression, canonical: str) -> bool:
         """A use other than a call: its arguments are out of sight, so a function is pinned."""

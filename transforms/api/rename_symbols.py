@@ -72,6 +72,10 @@ class RenameSymbols(ReferenceTransform):
                 self._report_contrib_import(alias, f"{module}.{get_full_name_for_node(alias.name)}")
         return remove_imports(updated, dead)
 
+    def has_rewrites(self) -> bool:
+        """Claims that only report (tf.contrib, a name already right) or find no spelling rewrite nothing."""
+        return bool(self._replacements)
+
     def _report_contrib_import(self, node: cst.CSTNode, imported: str) -> None:
         if imported == TF_MODULE or imported.startswith(TF_MODULE + "."):
             canonical = "tf" + imported[len(TF_MODULE):]

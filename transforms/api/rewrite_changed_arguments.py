@@ -65,7 +65,10 @@ class RewriteChangedArguments(ReferenceTransform):
         return True
 
     def has_rewrites(self) -> bool:
-        return bool(self._calls)
+        return False  # every rewrite is a call's, decided by dry_leave
+
+    def dry_leave(self, node: cst.CSTNode) -> bool:
+        return id(node) in self._calls and self.leave_Call(node, node) is not node
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if id(original) not in self._calls or any(arg.star for arg in updated.args):
