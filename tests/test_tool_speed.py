@@ -612,3 +612,43 @@ def _scopes_described(scopes) -> tuple[list, list]:
         parent = -1 if scope.parent is scope else number(scope.parent)
         described.append((number(scope), type(scope).__name__, scope._name_prefix, parent, assignments, accesses))
     return placed, sorted(described, key=repr)
+
+
+@pytest.mark.parametrize("path", SOURCES[::3], ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_positions_of_a_few_nodes_equal_the_position_providers(path: Path) -> None:
+    """The ranges computed for a few nodes alone are PositionProvider's (hoisted starts and ends
+    included); a node not in the module gets none."""
+    import random
+
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from transforms.common.positions import positions_of
+    from transforms.common.syntax import walk
+
+    module = cst.parse_module(path.read_text(encoding="utf-8"))
+    expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    nodes = list(walk(module))
+    rng = random.Random(path.name)
+    for size in (1, 5, 40):
+        wanted = rng.sample(nodes, min(size, len(nodes)))
+        stranger = cst.Name("elsewhere")
+        found = positions_of(module, [*wanted, stranger])
+        assert stranger not in found
+        assert {node: found[node] for node in wanted} == {node: expected[node] for node in wanted}
+
+
+def test_findings_get_their_positions_when_the_pass_ends_without_positioning_the_whole_module() -> None:
+    import libcst as cst
+    from libcst.metadata import PositionProvider
+
+    from transforms import transform_by_module_name
+    from transforms.base import FINDINGS_KEY, TransformContext
+    from transforms.common.lazy_metadata import LazyMetadataWrapper
+
+    source = "import tensorflow as tf\n\n\ndef f(x):\n    return tf.log(x) + tf.random_normal([3])\n"
+    context = TransformContext()
+    wrapper = LazyMetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+    transform_by_module_name("rename_symbols")(context).transform_wrapper(wrapper)
+    assert [(f.line, f.col) for f in context.scratch[FINDINGS_KEY]] == [(5, 12), (5, 24)]
+    assert not wrapper._metadata[PositionProvider].resolved

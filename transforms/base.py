@@ -10,11 +10,11 @@ Transforms never import TensorFlow either.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider, QualifiedNameProvider
 
 from migrate.findings import Finding, Severity
 from transforms.common import read_only_visit
@@ -22,7 +22,7 @@ from transforms.common.pruning import SubtreeTypes, hooked_types, subtree_types
 from transforms.common.syntax import children, code_identifiers
 from transforms.common.dispatch import FastDispatch
 from transforms.common.imports import ImportRequest, add_imports
-from transforms.common.lazy_metadata import LazyMetadataWrapper
+from transforms.common.lazy_metadata import LazyMetadataWrapper, positions_known
 from transforms.common.qualnames import canonical_tf_name, module_aliases, unaliased
 
 read_only_visit.install()
@@ -67,6 +67,7 @@ class TFTransform(FastDispatch, cst.CSTTransformer):
         self._subtrees: SubtreeTypes | None = None
         self._hooked, self._leaving = hooked_types(type(self))
         self._changed = True
+        self._unplaced: list[tuple[int, cst.CSTNode]] | None = None  # a list during the instance's own pass
         context.scratch.setdefault(FINDINGS_KEY, [])
 
     #: Cheap pre-check: when set, the transform runs only on code whose text contains one of these.
@@ -115,6 +116,7 @@ class TFTransform(FastDispatch, cst.CSTTransformer):
             return wrapper.module
         finally:
             self._subtrees = None
+            self._place_findings(wrapper)
         requests = self.context.scratch.pop(IMPORTS_KEY)
         if requests:
             return add_imports(result, requests)
@@ -125,6 +127,7 @@ class TFTransform(FastDispatch, cst.CSTTransformer):
     def _start_pass(self, wrapper: MetadataWrapper, pruned: bool) -> None:
         """The state a walk over `wrapper.module` starts from (`pruned`: skipping what no hook reaches)."""
         self.context.scratch[IMPORTS_KEY] = []
+        self._unplaced = []
         self._module, self._aliases = wrapper.module, None
         self._subtrees = subtree_types(wrapper.module) if pruned else None
         self._changed = not pruned
@@ -198,11 +201,29 @@ class TFTransform(FastDispatch, cst.CSTTransformer):
 
     def report(self, node: cst.CSTNode, message: str, *, fixed: bool,
                severity: Severity = "info", code: str | None = None) -> None:
-        """Record a finding at `node`'s position in the module this transform is visiting."""
-        position = self.get_metadata(PositionProvider, node, None)
-        line, col = (position.start.line, position.start.column + 1) if position else (0, 0)
-        finding = Finding(code or self.CODE, line, col, severity, message, fixed)
-        self.context.scratch[FINDINGS_KEY].append(finding)
+        """Record a finding at `node`'s position in the module this transform is visiting (line and
+        column 0 for a node that is not in it). In the transform's own pass the position is filled in
+        when the pass ends, for all its findings at once (an instance that a transform runs on another
+        module, resolved by hand, places each finding at once)."""
+        findings = self.context.scratch[FINDINGS_KEY]
+        findings.append(Finding(code or self.CODE, 0, 0, severity, message, fixed))
+        if self._unplaced is not None:
+            self._unplaced.append((len(findings) - 1, node))
+        else:
+            self._place(len(findings) - 1, self.get_metadata(PositionProvider, node, None))
+
+    def _place_findings(self, wrapper: MetadataWrapper) -> None:
+        """Give this pass's findings their nodes' positions, found together (see positions_known)."""
+        unplaced, self._unplaced = self._unplaced or [], None
+        if unplaced:
+            positions = positions_known(wrapper, [node for _, node in unplaced])
+            for index, node in unplaced:
+                self._place(index, positions.get(node))
+
+    def _place(self, index: int, position: CodeRange | None) -> None:
+        if position is not None:
+            findings = self.context.scratch[FINDINGS_KEY]
+            findings[index] = replace(findings[index], line=position.start.line, col=position.start.column + 1)
 
     def add_import(self, module: str, name: str | None = None, asname: str | None = None) -> None:
         """Ask for `import module [as asname]` or `from module import name [as asname]` once the

@@ -42,6 +42,7 @@ class ReferenceTransform(TFTransform):
         findings = self.context.scratch[FINDINGS_KEY]
         reported = len(findings)
         if not self._decides_a_rewrite(wrapper):
+            self._place_findings(wrapper)
             return wrapper.module
         del findings[reported:]
         return super().transform_wrapper(wrapper)

@@ -28,6 +28,7 @@ from libcst.metadata import (ExpressionContextProvider, MetadataWrapper, ParentN
                              QualifiedNameProvider, ScopeProvider)
 from libcst.metadata.scope_provider import _ASSIGNMENT_LIKE_NODES, ScopeVisitor
 
+from transforms.common.positions import positions_of
 from transforms.common.syntax import children
 
 _MISSING = object()
@@ -39,6 +40,10 @@ class _Deferred(Mapping):
     def __init__(self, compute: Callable[[], Mapping]) -> None:
         self._compute: Callable[[], Mapping] | None = compute
         self._mapping: Mapping | None = None
+
+    @property
+    def resolved(self) -> bool:
+        return self._mapping is not None
 
     def _resolved(self) -> Mapping:
         if self._mapping is None:
@@ -196,3 +201,12 @@ class LazyMetadataWrapper(MetadataWrapper):
         if eager:
             super().resolve_many(eager)
         return {provider: self._metadata[provider] for provider in providers}
+
+
+def positions_known(wrapper: MetadataWrapper, nodes: Collection[cst.CSTNode]) -> Mapping:
+    """PositionProvider's ranges for `nodes`: the wrapper's mapping when it has one already, else
+    computed for these nodes alone (transforms/common/positions.py)."""
+    computed = wrapper._metadata.get(PositionProvider)
+    if isinstance(computed, _Deferred) and not computed.resolved:
+        return positions_of(wrapper.module, nodes)
+    return computed if computed is not None else wrapper.resolve(PositionProvider)
