@@ -8,6 +8,7 @@ from libcst.metadata import MetadataWrapper, QualifiedNameProvider
 
 from migrate.families import family_of
 from transforms.common.dispatch import FastDispatch
+from transforms.common.lazy_metadata import may_name_tensorflow
 from transforms.common.qualnames import canonical_tf_name, module_aliases
 from transforms.common.tables import passes_tf2_keyword, symbol_table
 
@@ -53,6 +54,8 @@ class _Sites(FastDispatch, cst.CSTVisitor):
         self.aliases = module_aliases(node, self._canonical)  # slim = tf.contrib.slim; slim.conv2d(...)
 
     def _canonical(self, node: cst.CSTNode) -> str | None:
+        if not may_name_tensorflow(self, node):
+            return None
         names = {canonical_tf_name(q.name) for q in self.get_metadata(QualifiedNameProvider, node, set())}
         names.discard(None)
         return next(iter(names)) if len(names) == 1 else None
@@ -77,6 +80,8 @@ class _Sites(FastDispatch, cst.CSTVisitor):
         return False
 
     def _count(self, node: cst.CSTNode) -> bool:
+        if not may_name_tensorflow(self, node):
+            return False
         for qualified in self.get_metadata(QualifiedNameProvider, node, set()):
             raw = self._through_alias(qualified.name)
             canonical = canonical_tf_name(raw)

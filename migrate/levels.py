@@ -10,6 +10,7 @@ from libcst.metadata import MetadataWrapper, QualifiedNameProvider
 from migrate.findings import Level
 from transforms.common.api_paths import missing_names
 from transforms.common.contrib_homes import removed_module
+from transforms.common.lazy_metadata import may_name_tensorflow
 from transforms.common.qualnames import canonical_tf_name
 from transforms.common.tables import EAGER_EQUIVALENTS, passes_tf2_keyword, symbol_table
 
@@ -43,10 +44,12 @@ class _QualifiedNameCollector(cst.CSTVisitor):
         return {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
 
     def _collect(self, node: cst.CSTNode) -> None:
-        if id(node) not in self.tf2_calls:
+        if id(node) not in self.tf2_calls and may_name_tensorflow(self, node):  # classify() reads TF's only
             self.names.update(self._qualified(node))
 
     def visit_Call(self, node: cst.Call) -> None:
+        if not may_name_tensorflow(self, node.func):
+            return
         canonical = {canonical_tf_name(name) for name in self._qualified(node.func)}
         if len(canonical) == 1 and passes_tf2_keyword(node, canonical.pop()):
             self.tf2_calls.add(id(node.func))

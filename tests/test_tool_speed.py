@@ -652,3 +652,96 @@ def test_findings_get_their_positions_when_the_pass_ends_without_positioning_the
     transform_by_module_name("rename_symbols")(context).transform_wrapper(wrapper)
     assert [(f.line, f.col) for f in context.scratch[FINDINGS_KEY]] == [(5, 12), (5, 24)]
     assert not wrapper._metadata[PositionProvider].resolved
+
+
+# -- qualified names from the imports ----------------------------------------------------------------
+
+def _libcst_names(wrapper, node):
+    from libcst.metadata import QualifiedNameProvider
+
+    names = wrapper.resolve(QualifiedNameProvider).get(node, set())
+    return names() if callable(names) else names
+
+
+@pytest.mark.parametrize("path", SOURCES[::3], ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_import_names_answer_as_libcst_and_skip_only_what_cannot_name_tensorflow(path: Path) -> None:
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, ParentNodeProvider
+
+    from transforms.common.import_names import NO_SCOPE, ImportNames
+    from transforms.common.qualnames import canonical_tf_name, module_aliases
+    from transforms.common.syntax import walk
+
+    code = path.read_text(encoding="utf-8")
+    module = cst.parse_module(code)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    names = ImportNames(module, code, wrapper.resolve(ParentNodeProvider))
+
+    def canonical(value):
+        found = {canonical_tf_name(q.name) for q in _libcst_names(wrapper, value)} - {None}
+        return next(iter(found)) if len(found) == 1 else None
+
+    alias_heads = set(module_aliases(module, canonical))
+    for node in walk(module):
+        if not isinstance(node, cst.BaseExpression):
+            continue
+        expected = _libcst_names(wrapper, node)
+        answer = names.qualified_names(node)
+        if answer is not None:
+            assert (set() if answer is NO_SCOPE else answer) == expected, cst.Module([]).code_for_node(node)
+        if not names.may_name_tensorflow(node):
+            assert not any(q.name.startswith(("tensorflow", "tf_slim")) or canonical_tf_name(q.name)
+                           or q.name.split(".")[0] in alias_heads for q in expected)
+
+
+def _answers(source: str) -> dict[str, object]:
+    """`ImportNames.qualified_names` of each Name in `source`, by `name@line`."""
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+
+    from transforms.common.import_names import NO_SCOPE, ImportNames
+    from transforms.common.syntax import walk
+
+    module = cst.parse_module(source)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    names = ImportNames(module, source, wrapper.resolve(ParentNodeProvider))
+    lines = wrapper.resolve(PositionProvider)
+    answers = {}
+    for node in walk(module):
+        if isinstance(node, cst.Name):
+            answer = names.qualified_names(node)
+            shown = answer if answer is None or answer is NO_SCOPE else sorted(q.name for q in answer)
+            answers[f"{node.value}@{lines[node].start.line}"] = "no scope" if answer is NO_SCOPE else shown
+    return answers
+
+
+def test_import_names_leave_to_libcst_what_depends_on_order_or_on_other_bindings() -> None:
+    answers = _answers("print(tf)\n"                           # 1: before the import: libcst says builtins
+                       "import tensorflow as tf\n"             # 2
+                       "x = tf.zeros([1]).shape\n"             # 3
+                       "def f(tf2=tf):\n"                      # 4
+                       "    y = tf.ones([1])\n"                # 5
+                       "    return y, len\n")                  # 6
+    assert answers["tf@1"] is None
+    assert answers["tf@3"] == ["tensorflow"] and answers["zeros@3"] == "no scope" and answers["x@3"] == ["x"]
+    assert answers["tf@4"] == ["tensorflow"] and answers["tf@5"] == ["tensorflow"]
+    assert answers["tf2@4"] is None and answers["y@5"] is None and answers["f@4"] is None
+    assert answers["len@6"] == ["builtins.len"] and answers["print@1"] == ["builtins.print"]
+    assert all(answer is None for answer in _answers("from typing import cast\nimport tensorflow as tf\n"
+                                                     "x = cast(int, tf.zeros([1]))\n").values())
+
+
+def test_transforms_on_code_with_only_imported_tensorflow_names_resolve_no_scopes() -> None:
+    import libcst as cst
+    from libcst.metadata import ScopeProvider
+
+    from transforms import transform_by_module_name
+    from transforms.base import TransformContext
+    from transforms.common.lazy_metadata import LazyMetadataWrapper
+
+    source = ("import tensorflow as tf\n\n\n@tf.function\ndef step(x, w):\n    y = tf.nn.relu(tf.matmul(x, w))\n"
+              "    return tf.reduce_sum(y, axis=1, keepdims=True)\n")
+    wrapper = LazyMetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+    for name in ("rewrite_changed_arguments", "rename_keywords", "rename_symbols", "report_missing_symbols"):
+        assert transform_by_module_name(name)(TransformContext()).transform_wrapper(wrapper) is wrapper.module
+    assert not wrapper._metadata[ScopeProvider].resolved

@@ -22,7 +22,7 @@ from transforms.common.pruning import SubtreeTypes, hooked_types, subtree_types
 from transforms.common.syntax import children, code_identifiers
 from transforms.common.dispatch import FastDispatch
 from transforms.common.imports import ImportRequest, add_imports
-from transforms.common.lazy_metadata import LazyMetadataWrapper, positions_known
+from transforms.common.lazy_metadata import LazyMetadataWrapper, may_name_tensorflow, positions_known
 from transforms.common.qualnames import canonical_tf_name, module_aliases, unaliased
 
 read_only_visit.install()
@@ -172,6 +172,8 @@ class TFTransform(FastDispatch, cst.CSTTransformer):
     def tf_names(self, node: cst.CSTNode) -> set[str]:
         """Canonical `tf.`-names that `node` may refer to (empty if none is TensorFlow's), following
         module-level aliases such as `flags = tf.app.flags` or `relu = tf.nn.relu`."""
+        if not may_name_tensorflow(self, node):
+            return set()
         qualified = self.get_metadata(QualifiedNameProvider, node, set())
         names = {canonical_tf_name(q.name) or self._through_alias(q.name) for q in qualified}
         return {name for name in names if name}
@@ -188,6 +190,8 @@ class TFTransform(FastDispatch, cst.CSTTransformer):
         return None if target is None else unaliased(f"{target}.{rest}" if rest else target)
 
     def _canonical_of(self, node: cst.CSTNode) -> str | None:
+        if not may_name_tensorflow(self, node):
+            return None
         names = {canonical_tf_name(q.name) for q in self.get_metadata(QualifiedNameProvider, node, set())}
         names.discard(None)
         return next(iter(names)) if len(names) == 1 else None

@@ -17,8 +17,8 @@ ImportKey = tuple[str, str, str | None]  # (module, name, asname)
 
 def fully_rewritten_imports(transform, module: cst.Module, rewritten: set[int]) -> set[ImportKey]:
     """Module-level tensorflow from-imports all of whose uses are among the `rewritten` nodes."""
-    scope = transform.get_metadata(ScopeProvider, module, None)
     keys: set[ImportKey] = set()
+    scope = transform.get_metadata(ScopeProvider, module, None) if rewritten else None
     if scope is None:
         return keys
     for assignment in scope.assignments:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import QualifiedNameProvider, ScopeProvider
 
+from transforms.common.lazy_metadata import may_name_tensorflow
 from transforms.common.qualnames import canonical_tf_name
 from transforms.common.syntax import leftmost_name
 
@@ -33,7 +34,8 @@ def direct_tf_name(transform, node: cst.CSTNode) -> str | None:
     """The canonical name `node` spells itself, not through a local alias such as `relu = tf.nn.relu`
     (rewriting the alias's definition is enough; its uses follow). Only plain dotted names count:
     libcst names `tf.Session().run` "tensorflow.Session.run", which is no symbol."""
-    if not isinstance(node, (cst.Name, cst.Attribute)) or leftmost_name(node) is None:
+    if not isinstance(node, (cst.Name, cst.Attribute)) or leftmost_name(node) is None \
+            or not may_name_tensorflow(transform, node):
         return None
     names = {canonical_tf_name(name) for name in qualified_names(transform, node)}
     names.discard(None)

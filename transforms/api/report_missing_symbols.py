@@ -15,6 +15,7 @@ from libcst.metadata import QualifiedNameProvider
 
 from transforms.base import TFTransform
 from transforms.common.api_paths import missing_names, tensorflow_version
+from transforms.common.lazy_metadata import may_name_tensorflow
 
 
 class ReportMissingSymbols(TFTransform):
@@ -45,6 +46,8 @@ class ReportMissingSymbols(TFTransform):
         self._report_missing(node)
 
     def _report_missing(self, node: cst.CSTNode) -> bool:
+        if not may_name_tensorflow(self, node):
+            return False  # only TensorFlow's names can be missing
         return self._report(node, {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())})
 
     def _report(self, node: cst.CSTNode, qualified: set[str]) -> bool:

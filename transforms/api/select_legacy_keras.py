@@ -15,6 +15,7 @@ from libcst.metadata import QualifiedNameProvider
 from transforms.api._tf_spelling import TF_MODULE
 from transforms.base import TFTransform
 from transforms.common.api_paths import tf_path
+from transforms.common.lazy_metadata import may_name_tensorflow
 from transforms.common.tables import symbol_table
 
 VARIABLE = "TF_USE_LEGACY_KERAS"
@@ -37,7 +38,7 @@ class SelectLegacyKeras(TFTransform):
         self._note(node)
 
     def _note(self, node: cst.CSTNode) -> bool:
-        if self._first_use is not None:
+        if self._first_use is not None or not may_name_tensorflow(self, node):
             return False
         table = symbol_table()
         for qualified in self.get_metadata(QualifiedNameProvider, node, set()):

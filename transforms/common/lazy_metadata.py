@@ -28,8 +28,9 @@ from libcst.metadata import (ExpressionContextProvider, MetadataWrapper, ParentN
                              QualifiedNameProvider, ScopeProvider)
 from libcst.metadata.scope_provider import _ASSIGNMENT_LIKE_NODES, ScopeVisitor
 
+from transforms.common.import_names import NO_SCOPE, ImportNames
 from transforms.common.positions import positions_of
-from transforms.common.syntax import children
+from transforms.common.syntax import children, module_code
 
 _MISSING = object()
 
@@ -68,12 +69,21 @@ class _Deferred(Mapping):
 
 
 class _QualifiedNames(Mapping):
-    """QualifiedNameProvider's mapping, per node on demand from the module's scopes."""
+    """QualifiedNameProvider's mapping, per node on demand: from the module's imports where that
+    gives libcst's answer (transforms/common/import_names.py), else from the module's scopes."""
 
     def __init__(self, wrapper: MetadataWrapper) -> None:
         self._wrapper = wrapper
         self._scopes: Mapping | None = None
         self._names: dict[cst.CSTNode, Collection] = {}
+        self._imports: ImportNames | None = None
+
+    @property
+    def imports(self) -> ImportNames:
+        if self._imports is None:
+            module = self._wrapper.module
+            self._imports = ImportNames(module, module_code(module), self._wrapper.resolve(ParentNodeProvider))
+        return self._imports
 
     def _scope_of(self, node: cst.CSTNode) -> object:
         if self._scopes is None:
@@ -83,6 +93,12 @@ class _QualifiedNames(Mapping):
     def get(self, node: cst.CSTNode, default: object = None) -> object:
         names = self._names.get(node)
         if names is not None:
+            return names
+        names = self.imports.qualified_names(node)
+        if names is NO_SCOPE:
+            return default
+        if names is not None:
+            self._names[node] = names
             return names
         scope = self._scope_of(node)
         if scope is _MISSING or scope is None:
@@ -196,7 +212,7 @@ class LazyMetadataWrapper(MetadataWrapper):
             if provider in _ON_DEMAND:
                 self._metadata[provider] = _ON_DEMAND[provider](self)
             elif provider in _MODULE_VISITS:
-                self._metadata[provider] = _run_directly(self, provider)
+                self._metadata[provider] = _Deferred(lambda provider=provider: _run_directly(self, provider))
         eager = [provider for provider in providers if provider not in self._metadata]
         if eager:
             super().resolve_many(eager)
@@ -210,3 +226,10 @@ def positions_known(wrapper: MetadataWrapper, nodes: Collection[cst.CSTNode]) ->
     if isinstance(computed, _Deferred) and not computed.resolved:
         return positions_of(wrapper.module, nodes)
     return computed if computed is not None else wrapper.resolve(PositionProvider)
+
+
+def may_name_tensorflow(dependent, node: cst.CSTNode) -> bool:
+    """For a transform or visitor with qualified names resolved: False only when `node` has no
+    TensorFlow name, directly or through a module-level alias (its lookup can be skipped)."""
+    names = dependent.metadata.get(QualifiedNameProvider)
+    return names.imports.may_name_tensorflow(node) if isinstance(names, _QualifiedNames) else True
