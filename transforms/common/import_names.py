@@ -30,6 +30,8 @@ from libcst.helpers import get_full_name_for_node
 from libcst.metadata import QualifiedName, QualifiedNameSource
 from libcst.metadata.scope_provider import ImportAssignment
 
+from transforms.common.syntax import python_ast
+
 #: What `qualified_names` returns for a node that libcst gives no scope (an attribute's name, a
 #: keyword, anything in an import statement, a node not in the module): the caller's default.
 NO_SCOPE = object()
@@ -178,9 +180,8 @@ def _head(value: ast.expr) -> str | None:
 
 
 def take_census(code: str) -> _Census:
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError):
+    tree = python_ast(code)
+    if tree is None:
         return _Census(usable=False)
     taker = _CensusTaker()
     taker.visit(tree)
@@ -258,10 +259,7 @@ class ImportNames:
     def may_name_tensorflow(self, node: cst.CSTNode) -> bool:
         """False only when no qualified name of `node` is TensorFlow's, directly or through a
         module-level alias of a TensorFlow symbol."""
-        if not self.census.usable:
-            return True
-        full_name = get_full_name_for_node(node)
-        return full_name is None or full_name.split(".")[0] in self.census.tensorflow
+        return not self.census.usable or _first_name(node) in self.census.tensorflow
 
     def qualified_names(self, node: cst.CSTNode):
         """libcst's qualified names of `node`; NO_SCOPE where libcst gives it no scope; None when
@@ -323,6 +321,24 @@ class ImportNames:
                 local = True
             child, parent = parent, self._parents[parent]
         return None if local else self._statement_index[id(child)]
+
+
+def _first_name(node: cst.CSTNode) -> str | None:
+    """The first part of get_full_name_for_node(node), without building the name (None where that
+    is None or starts with "None": `(a + b).c` is "None.c")."""
+    while True:
+        if isinstance(node, cst.Name):
+            return node.value
+        if isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        elif isinstance(node, cst.Call):
+            node = node.func
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            node = node.name
+        elif isinstance(node, cst.Decorator):
+            node = node.decorator
+        else:
+            return None
 
 
 def _opens_a_scope_for(parent: cst.CSTNode, child: cst.CSTNode) -> bool:

@@ -189,11 +189,20 @@ class CodeNames(NamedTuple):
 
 
 @lru_cache(maxsize=4)
+def python_ast(code: str) -> ast.Module | None:
+    """CPython's parse of `code` (shared: the transforms' pre-checks and import_names read it; no
+    one changes it); None when CPython cannot parse it."""
+    try:
+        return ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+
+@lru_cache(maxsize=4)
 def code_names(code: str) -> CodeNames | None:
     """The names `code` uses (see CodeNames); None when CPython cannot parse it."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError):
+    tree = python_ast(code)
+    if tree is None:
         return None
     found: set[str] = set()
     attributes: set[str] = set()
