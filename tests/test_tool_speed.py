@@ -745,3 +745,45 @@ def test_transforms_on_code_with_only_imported_tensorflow_names_resolve_no_scope
     for name in ("rewrite_changed_arguments", "rename_keywords", "rename_symbols", "report_missing_symbols"):
         assert transform_by_module_name(name)(TransformContext()).transform_wrapper(wrapper) is wrapper.module
     assert not wrapper._metadata[ScopeProvider].resolved
+
+
+def test_claims_replaced_on_their_paths_give_the_transformer_passs_module_and_findings(monkeypatch) -> None:
+    """TFM101 applies its walk's claims by rebuilding only the nodes above them: the same code, findings
+    and import edits as its transformer pass (forced here), which rebuilds the whole tree."""
+    import libcst as cst
+
+    from transforms import transform_by_module_name
+    from transforms.api._references import ReferenceTransform
+    from transforms.base import FINDINGS_KEY, TransformContext
+    from transforms.common.lazy_metadata import LazyMetadataWrapper
+
+    source = ("from tensorflow import log\nimport tensorflow.compat.v1 as tf\nfrom tensorflow.contrib import rnn\n\n\n"
+              "def f(x, keep):\n    cell = rnn.GRUCell(3)\n    return log(tf.random_normal([3])) + tf.nn.relu(x), cell\n")
+    transform = transform_by_module_name("rename_symbols")
+
+    def run() -> tuple[str, list]:
+        context = TransformContext()
+        result = transform(context).transform_wrapper(LazyMetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True))
+        return result.code, context.scratch[FINDINGS_KEY]
+
+    on_paths = run()
+    monkeypatch.setattr(transform, "REPLACES_CLAIMS_ONLY", False)
+    assert run() == on_paths
+    assert on_paths[0] != source and len(on_paths[1]) >= 3
+
+
+def test_replaced_on_paths_rebuilds_only_the_nodes_above_the_replaced_ones() -> None:
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, ParentNodeProvider
+
+    from transforms.common.syntax import replaced_on_paths
+
+    module = cst.parse_module("a = f(x, y)\nb = [x, z]\nc = 1\n")
+    parents = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ParentNodeProvider)
+    call = module.body[0].body[0].value
+    listed = module.body[1].body[0].value
+    replacements = {call.args[1].value: cst.Name("Y"), listed.elements[0].value: cst.Integer("0")}
+    result = replaced_on_paths(module, replacements, parents)
+    assert result.code == "a = f(x, Y)\nb = [0, z]\nc = 1\n"
+    assert result.body[2] is module.body[2] and result.body[0].body[0].value.args[0] is call.args[0]
+    assert replaced_on_paths(module, {}, parents) is module

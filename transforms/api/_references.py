@@ -9,12 +9,15 @@ without uses are dropped at the end.
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ScopeProvider
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, ScopeProvider
 
 from transforms.api._prune_imports import fully_rewritten_imports, remove_imports
 from transforms.api._tf_spelling import Spelling, direct_tf_name, qualified_names
-from transforms.common.syntax import leftmost_name
+from transforms.common.imports import add_imports
+from transforms.common.syntax import leftmost_name, replaced_on_paths
 from transforms.base import FINDINGS_KEY, IMPORTS_KEY, TFTransform
 
 
@@ -32,6 +35,10 @@ class ReferenceTransform(TFTransform):
 
     METADATA_DEPENDENCIES = TFTransform.METADATA_DEPENDENCIES + (ScopeProvider,)
 
+    #: Whether the leave_ hooks, leave_Module aside, only put replace()'s expressions in place of
+    #: claimed references: then no transformer pass runs, the walk's claims are applied on their paths.
+    REPLACES_CLAIMS_ONLY: ClassVar[bool] = False
+
     _dry_run = False  # in the walk that decides whether the pass runs
 
     def transform_wrapper(self, wrapper: MetadataWrapper) -> cst.Module:
@@ -44,8 +51,27 @@ class ReferenceTransform(TFTransform):
         if not self._decides_a_rewrite(wrapper):
             self._place_findings(wrapper)
             return wrapper.module
+        if self.REPLACES_CLAIMS_ONLY:
+            return self._replace_claims(wrapper)
         del findings[reported:]
         return super().transform_wrapper(wrapper)
+
+    def _replace_claims(self, wrapper: MetadataWrapper) -> cst.Module:
+        """What the transformer pass would return, from the walk's claims and findings: the claimed
+        references replaced (rebuilding only the nodes above them), then leave_Module."""
+        module = wrapper.module
+        replacements = {}
+        for node in self._claimed.values():
+            replacement = self.replace(node, node)
+            if replacement is not None:
+                replacements[node] = replacement
+                self.rewritten(node)
+        with self.resolve(wrapper):
+            replaced = replaced_on_paths(module, replacements, wrapper.resolve(ParentNodeProvider))
+            result = self.leave_Module(module, replaced)
+        self._place_findings(wrapper)
+        requests = self.context.scratch.pop(IMPORTS_KEY)
+        return add_imports(result, requests) if requests else result
 
     def _decides_a_rewrite(self, wrapper: MetadataWrapper) -> bool:
         module = wrapper.module
@@ -84,7 +110,7 @@ class ReferenceTransform(TFTransform):
     def visit_Module(self, node: cst.Module) -> bool:
         self.spelling = Spelling(self)
         self._covered: set[int] = set()
-        self._claimed: set[int] = set()
+        self._claimed: dict[int, cst.BaseExpression] = {}
         self._rewritten_roots: set[int] = set()
         return True
 
@@ -123,7 +149,7 @@ class ReferenceTransform(TFTransform):
             return
         canonical = direct_tf_name(self, node)
         if canonical and self.claim(node, canonical):
-            self._claimed.add(id(node))
+            self._claimed[id(node)] = node
             self.cover(node)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:

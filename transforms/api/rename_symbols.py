@@ -32,6 +32,7 @@ class RenameSymbols(ReferenceTransform):
     CODE = "TFM101"
     DESCRIPTION = "Rename TF1 symbols to their TF2 names (tf.compat.v1 where TF2 has none); report tf.contrib"
     PHASE = 53
+    REPLACES_CLAIMS_ONLY = True
 
     @classmethod
     def applies_to(cls, code: str) -> bool:

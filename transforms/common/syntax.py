@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -282,6 +282,37 @@ def replace_nodes(node: cst.CSTNode, replacements: dict[int, Callable[[cst.CSTNo
     if not replacements:
         return node
     return node.visit(NodeReplacer(replacements))
+
+
+def replaced_on_paths(root: cst.CSTNode, replacements: Mapping[cst.CSTNode, cst.CSTNode],
+                      parents: Mapping[cst.CSTNode, cst.CSTNode]) -> cst.CSTNode:
+    """`root` with each node of `replacements` (none inside another) swapped for its value. Only the
+    nodes above them are rebuilt, where a transformer pass would rebuild the whole tree; `parents`
+    maps each node under `root` to its parent."""
+    if not replacements:
+        return root
+    on_path: set[int] = set()
+    for node in replacements:
+        while node is not root and id(node) not in on_path:
+            on_path.add(id(node))
+            node = parents[node]
+    by_id = {id(node): new for node, new in replacements.items()}
+
+    def rebuilt(node: cst.CSTNode) -> cst.CSTNode:
+        if id(node) in by_id:
+            return by_id[id(node)]
+        changes = {}
+        for field in child_fields(node):
+            value = getattr(node, field)
+            if is_node_type(type(value)):
+                if id(value) in on_path:
+                    changes[field] = rebuilt(value)
+            elif value is not None and value is not cst.MaybeSentinel.DEFAULT \
+                    and any(id(child) in on_path for child in value):
+                changes[field] = [rebuilt(child) if id(child) in on_path else child for child in value]
+        return node.with_changes(**changes)
+
+    return rebuilt(root)
 
 
 def with_value(statement: cst.BaseStatement, value: str, target: str | None = None) -> cst.BaseStatement:
