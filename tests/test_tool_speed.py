@@ -24,6 +24,21 @@ def rename_only(lines: int) -> str:
     return "import tensorflow as tf\n" + "\n".join(body) + "\n"
 
 
+def recorded_passes(monkeypatch) -> list[str]:
+    """The codes of the transforms whose transformer pass (TFTransform.transform_wrapper) runs from now."""
+    from transforms.base import TFTransform
+
+    passes: list[str] = []
+    original = TFTransform.transform_wrapper
+
+    def recording(self, wrapper):
+        passes.append(self.CODE)
+        return original(self, wrapper)
+
+    monkeypatch.setattr(TFTransform, "transform_wrapper", recording)
+    return passes
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     (tmp_path / "a.py").write_text(TF1)
@@ -396,21 +411,13 @@ def test_transforms_off_under_the_settings_do_not_run() -> None:
 
 def test_stability_check_stops_where_the_first_run_settled_and_agrees_with_a_full_second_run(monkeypatch) -> None:
     from transforms import selected_transforms
-    from transforms.base import TFTransform
 
     source = (ROOT / "legacy_examples" / "core_tf_layers_cnn.py").read_text()
     first = runner.migrate_code(source)
     codes = [t.CODE for t in selected_transforms()]
     assert 0 < first.settled_from < len(codes)
     new_code = first.module.code
-    ran: list[str] = []
-    original = TFTransform.transform_wrapper
-
-    def recording(self, wrapper):
-        ran.append(self.CODE)
-        return original(self, wrapper)
-
-    monkeypatch.setattr(TFTransform, "transform_wrapper", recording)
+    ran = recorded_passes(monkeypatch)
     problem, short = runner.check_rewrite(new_code, Options(), "x.py", first.settled_from)
     monkeypatch.undo()
     assert problem is None and ran
@@ -515,17 +522,10 @@ def test_reference_transforms_run_no_pass_when_their_visit_hooks_decide_no_rewri
     import libcst as cst
 
     from transforms import transform_by_module_name
-    from transforms.base import FINDINGS_KEY, TFTransform, TransformContext
+    from transforms.base import FINDINGS_KEY, TransformContext
     from transforms.common.lazy_metadata import LazyMetadataWrapper
 
-    passes: list[str] = []
-    original = TFTransform.transform_wrapper
-
-    def recording(self, wrapper):
-        passes.append(self.CODE)
-        return original(self, wrapper)
-
-    monkeypatch.setattr(TFTransform, "transform_wrapper", recording)
+    passes = recorded_passes(monkeypatch)
     transform = transform_by_module_name(module_name)
     tf2 = cst.parse_module("import tensorflow as tf\ny = tf.nn.relu(tf.matmul(x, w))\n")
     assert transform(TransformContext()).transform_wrapper(LazyMetadataWrapper(tf2, unsafe_skip_copy=True)) is tf2
@@ -548,7 +548,7 @@ def test_leave_hooks_run_dry_report_what_the_pass_reports_without_running_it(mon
 
     from transforms import transform_by_module_name
     from transforms.api._references import ReferenceTransform
-    from transforms.base import FINDINGS_KEY, TFTransform, TransformContext
+    from transforms.base import FINDINGS_KEY, TransformContext
     from transforms.common.lazy_metadata import LazyMetadataWrapper
 
     source = ("import tensorflow as tf\n"
@@ -557,10 +557,7 @@ def test_leave_hooks_run_dry_report_what_the_pass_reports_without_running_it(mon
     transform = transform_by_module_name("rename_keywords")
 
     def findings(decide: bool) -> tuple[list[str], list[str]]:
-        passes: list[str] = []
-        original = TFTransform.transform_wrapper
-        monkeypatch.setattr(TFTransform, "transform_wrapper",
-                            lambda self, wrapper: passes.append(self.CODE) or original(self, wrapper))
+        passes = recorded_passes(monkeypatch)
         if not decide:
             monkeypatch.setattr(ReferenceTransform, "_decides_a_rewrite", lambda self, wrapper: True)
         context = TransformContext()

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import QualifiedName, QualifiedNameSource
-from libcst.metadata.scope_provider import ImportAssignment
+from libcst.metadata.scope_provider import ImportAssignment, _gen_dotted_names
 
 from transforms.common.syntax import python_ast
 
@@ -188,14 +188,6 @@ def take_census(code: str) -> _Census:
     return taker.taken()
 
 
-@dataclass
-class _Binding:
-    """A module-level binding of a dotted name, as libcst's GlobalScope records it."""
-
-    node: cst.CSTNode  # the Import / ImportFrom, or the Name assigned to
-    statement: int  # index of the top-level statement holding it
-
-
 class ImportNames:
     """libcst's qualified names for references whose first name only module-level imports and
     plain assignments bind (or nothing binds), in one module."""
@@ -204,7 +196,7 @@ class ImportNames:
         self.module = module
         self.census = take_census(code)
         self._parents = parents
-        self._bindings: dict[str, list[_Binding]] = {}
+        self._bindings: dict[str, list[cst.CSTNode]] = {}  # dotted name -> Import / ImportFrom / Name assigned to
         self._last_binding: dict[str, int] = {}  # head -> last top-level statement binding it
         self._targets: set[cst.Name] = set()
         self._statement_index = {id(statement): index for index, statement in enumerate(module.body)}
@@ -236,7 +228,7 @@ class ImportNames:
         if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
             for alias in small.names:
                 named = alias.asname.name if alias.asname else alias.name
-                for dotted in _dotted_prefixes(named):
+                for dotted, _ in _gen_dotted_names(named):  # what libcst's ScopeVisitor records
                     self._bind(dotted, small, index)
         elif isinstance(small, cst.Assign):
             for target in small.targets:
@@ -250,7 +242,7 @@ class ImportNames:
         self._bind(name.value, name, index)
 
     def _bind(self, dotted: str, node: cst.CSTNode, index: int) -> None:
-        self._bindings.setdefault(dotted, []).append(_Binding(node, index))
+        self._bindings.setdefault(dotted, []).append(node)
         head = dotted.split(".")[0]
         self._last_binding[head] = max(self._last_binding.get(head, -1), index)
 
@@ -289,10 +281,10 @@ class ImportNames:
             prefix = prefix.rpartition(".")[0] or None
         names: set[QualifiedName] = set()
         for binding in self._bindings[prefix]:
-            if isinstance(binding.node, cst.Name):
+            if isinstance(binding, cst.Name):
                 names.add(QualifiedName(full_name, QualifiedNameSource.LOCAL))
             else:
-                names |= ImportAssignment(prefix, None, binding.node, 0, None).get_qualified_names_for(full_name)
+                names |= ImportAssignment(prefix, None, binding, 0, None).get_qualified_names_for(full_name)
         return names
 
     def _in_annotation(self, node: cst.CSTNode) -> bool:
@@ -359,10 +351,3 @@ def _blocks(statement: cst.CSTNode):
             continue
         yield from part if isinstance(part, (list, tuple)) else (part,)
 
-
-def _dotted_prefixes(node: cst.CSTNode):
-    """`a.b.c` -> "a.b.c", "a.b", "a" (what libcst records for `import a.b.c`)."""
-    full = get_full_name_for_node(node)
-    while full:
-        yield full
-        full = full.rpartition(".")[0]

@@ -172,13 +172,9 @@ def _visit_scopes(provider: ScopeProvider, module: cst.Module) -> None:
     visitor.infer_accesses()
 
 
-def _visit_expression_contexts(provider: ExpressionContextProvider, module: cst.Module) -> None:
-    provider.visit_Module(module)
-
-
 #: Providers whose only hook is visit_Module, which runs a visitor of their own over the module.
 _MODULE_VISITS: dict[type, Callable[[object, cst.Module], None]] = {
-    ExpressionContextProvider: _visit_expression_contexts,
+    ExpressionContextProvider: ExpressionContextProvider.visit_Module,
     ScopeProvider: _visit_scopes,
 }
 
