@@ -9,7 +9,10 @@ computation. Four measurements, each alternating its variants over several round
 2. Keras's Adam against `TF1Adam` (TF1's kernel, transforms/graph/training/tf1_optimizer_classes.py)
    in the same step: ops in the step graph and time per step;
 3. tracing a GAN-sized step with AutoGraph and without it (`autograph=False`, what TFM201 writes);
-4. traces of a step whose optimizer creates its slots at the first call, against one built before.
+4. traces of a step whose optimizer creates its slots at the first call, against one built before;
+5. one iteration of a GAN of the corpus's sizes (wiseodd's: an MLP discriminator and generator, batch
+   128, TF1's Adam on each): two `Session.run` calls, two migrated step calls, and one call of the
+   function TFM311 writes for them (both steps' Python functions traced into one graph).
 
     python benchmarks/step_overhead.py [--calls 1000] [--rounds 3]
 """
@@ -122,6 +125,103 @@ def adam_kernels(calls: int, rounds: int) -> dict[str, tuple[int, float]]:
     return {name: (ops, statistics.median(times[name])) for name, (ops, _) in steps.items()}
 
 
+GAN_BATCH, NOISE, HIDDEN = 128, 100, 128
+
+
+def _gan_weights(variable):
+    rng = np.random.RandomState(2)
+    shapes = {"D_W1": [FEATURES, HIDDEN], "D_b1": [HIDDEN], "D_W2": [HIDDEN, 1], "D_b2": [1],
+              "G_W1": [NOISE, HIDDEN], "G_b1": [HIDDEN], "G_W2": [HIDDEN, FEATURES], "G_b2": [FEATURES]}
+    return {name: variable((rng.randn(*shape) * 0.05).astype(np.float32)) for name, shape in shapes.items()}
+
+
+def _generator(w, z):
+    return tf.nn.sigmoid(tf.matmul(tf.nn.relu(tf.matmul(z, w["G_W1"]) + w["G_b1"]), w["G_W2"]) + w["G_b2"])
+
+
+def _logit(w, inputs):
+    return tf.matmul(tf.nn.relu(tf.matmul(inputs, w["D_W1"]) + w["D_b1"]), w["D_W2"]) + w["D_b2"]
+
+
+def _cross_entropy(logits, label):
+    return tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(logits=logits, labels=label(logits)))
+
+
+def _d_loss(w, x, z):
+    """wiseodd's vanilla GAN: the discriminator's loss on real `x` and generated `z`."""
+    return _cross_entropy(_logit(w, x), tf.ones_like) + _cross_entropy(_logit(w, _generator(w, z)), tf.zeros_like)
+
+
+def _g_loss(w, z):
+    return _cross_entropy(_logit(w, _generator(w, z)), tf.ones_like)
+
+
+D_VARIABLES, G_VARIABLES = ("D_W1", "D_W2", "D_b1", "D_b2"), ("G_W1", "G_W2", "G_b1", "G_b2")
+
+
+def _session_gan(x_np, z_np):
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, FEATURES])
+        z = tf.compat.v1.placeholder(tf.float32, [None, NOISE])
+        w = _gan_weights(tf.compat.v1.Variable)
+        d_loss, g_loss = _d_loss(w, x, z), _g_loss(w, z)
+        d_solver = tf.compat.v1.train.AdamOptimizer().minimize(d_loss, var_list=[w[k] for k in D_VARIABLES])
+        g_solver = tf.compat.v1.train.AdamOptimizer().minimize(g_loss, var_list=[w[k] for k in G_VARIABLES])
+        session = tf.compat.v1.Session(graph=graph)
+        session.run(tf.compat.v1.global_variables_initializer())
+
+    def iteration():
+        session.run([d_solver, d_loss], {x: x_np, z: z_np[0]})
+        session.run([g_solver, g_loss], {z: z_np[1]})
+    return iteration
+
+
+def _function_gan():
+    """The migrated GAN steps (as TFM201 writes them: TF1Adam, no AutoGraph) and TFM311's merged function."""
+    tf1_adam = _optimizer_classes()["TF1Adam"]
+    w = _gan_weights(tf.Variable)
+    d_optimizer, g_optimizer = tf1_adam(), tf1_adam()
+    x_spec, z_spec = tf.TensorSpec([None, FEATURES], tf.float32), tf.TensorSpec([None, NOISE], tf.float32)
+
+    @tf.function(input_signature=[x_spec, z_spec], autograph=False)
+    def D_solver_step(X, Z):
+        d_vars = [w[k] for k in D_VARIABLES]
+        with tf.GradientTape() as tape:
+            d_loss = _d_loss(w, X, Z)
+        d_optimizer.apply_gradients(zip(tape.gradient(d_loss, d_vars), d_vars))
+        return d_loss
+
+    @tf.function(input_signature=[z_spec], autograph=False)
+    def G_solver_step(Z):
+        g_vars = [w[k] for k in G_VARIABLES]
+        with tf.GradientTape() as tape:
+            g_loss = _g_loss(w, Z)
+        g_optimizer.apply_gradients(zip(tape.gradient(g_loss, g_vars), g_vars))
+        return g_loss
+
+    @tf.function(input_signature=[x_spec, z_spec, z_spec], autograph=False)
+    def D_solver_and_G_solver_step(X, Z, Z_1):
+        return D_solver_step.python_function(X, Z), G_solver_step.python_function(Z_1)
+
+    return D_solver_step, G_solver_step, D_solver_and_G_solver_step
+
+
+def gan_iteration(calls: int, rounds: int) -> dict[str, float]:
+    rng = np.random.RandomState(3)
+    x_np = rng.rand(GAN_BATCH, FEATURES).astype(np.float32)
+    z_np = rng.uniform(-1, 1, size=(2, GAN_BATCH, NOISE)).astype(np.float32)
+    d_step, g_step, merged = _function_gan()
+    variants = {"two Session.run calls": _session_gan(x_np, z_np),
+                "two step calls (TFM201)": lambda: (d_step(x_np, z_np[0]), g_step(z_np[1])),
+                "one merged call (TFM311)": lambda: merged(x_np, z_np[0], z_np[1])}
+    times = {name: [] for name in variants}
+    for _ in range(rounds):
+        for name, call in variants.items():
+            times[name].append(_per_call_ms(call, calls))
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
 def _first_call_s(autograph: bool, prebuilt: bool) -> tuple[float, int]:
     """Seconds of the first call (tracing) of a discriminator-sized train step, and its trace count."""
     weights = [tf.Variable(tf.random.normal([FEATURES, 128])), tf.Variable(tf.zeros([128])),
@@ -169,6 +269,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only-gan", action="store_true", help="only measurement 5")
     parser.add_argument("--first-call", nargs=2, metavar=("AUTOGRAPH", "OPTIMIZER"),
                         help="internal: time one first call (autograph|plain, lazy|prebuilt) and exit")
     args = parser.parse_args(argv)
@@ -178,6 +279,8 @@ def main(argv=None) -> int:
         return 0
     print(f"# {os.cpu_count()} CPUs, TensorFlow {tf.__version__}, Python {sys.version.split()[0]}; "
           f"load average at start {os.getloadavg()[0]:.1f}; medians of {args.rounds} rounds")
+    if args.only_gan:
+        return _print_gan(args)
     print("\n1. one small training step, per call:")
     for name, ms in call_overhead(args.calls, args.rounds).items():
         print(f"   {name:38s} {ms:.3f} ms")
@@ -187,6 +290,15 @@ def main(argv=None) -> int:
     print("\n3-4. first call (tracing) of a GAN discriminator step with Keras Adam, each in a fresh process:")
     for name, (seconds, traces) in tracing(args.rounds).items():
         print(f"   {name:45s} {seconds:.3f} s, {traces} trace(s)")
+    return _print_gan(args)
+
+
+def _print_gan(args) -> int:
+    print(f"\n5. one GAN iteration (discriminator step, then generator step; batch {GAN_BATCH}):")
+    gan = gan_iteration(max(args.calls // 4, 50), args.rounds)
+    legacy = gan["two Session.run calls"]
+    for name, ms in gan.items():
+        print(f"   {name:38s} {ms:.3f} ms   {legacy / ms:.2f}x the Session.run iteration's speed")
     return 0
 
 

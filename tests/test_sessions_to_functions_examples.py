@@ -27,7 +27,8 @@ EXAMPLES = ROOT / "legacy_examples"
 # The first two cover the most ground (Session + GradientDescent; tf.layers + Adam); the others are
 # slower to add up and run with -m slow.
 SEEDED = ["core_session_mlp", "core_tf_layers_cnn", "core_saver_resume", "data_one_shot_iterator",
-          "data_epochs_layers", "queue_tfrecords", "gan_shared_discriminator", "mixed_flags_data_summaries_saver",
+          "data_epochs_layers", "queue_tfrecords", "gan_shared_discriminator", "gan_python_batches",
+          "mixed_flags_data_summaries_saver",
           pytest.param("core_interactive_momentum", marks=pytest.mark.slow),
           pytest.param("core_scoped_adam", marks=pytest.mark.slow),
           pytest.param("core_multi_fetch", marks=pytest.mark.slow),

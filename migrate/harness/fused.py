@@ -153,6 +153,30 @@ class FusedFunction:
         return getattr(self._compiled, name)
 
 
+class MergedSteps:
+    """A function running several step functions once each, in turn (TFM311), returning one output
+    structure per step function: each call is recorded as one call of each of them (`step_keys`, in
+    order), the call's time shared evenly between them in that order."""
+
+    def __init__(self, compiled, step_keys, probe):
+        self._compiled = compiled
+        self._keys = step_keys
+        self._probe = probe
+
+    def __call__(self, *args, **kwargs):
+        if not self._probe.tf.executing_eagerly():
+            return self._compiled(*args, **kwargs)
+        start = time.perf_counter()
+        outputs = self._compiled(*args, **kwargs)
+        share = (time.perf_counter() - start) / len(self._keys)
+        for index, key in enumerate(self._keys):
+            self._probe.recorder.record(key, start + index * share, start + (index + 1) * share, outputs[index])
+        return outputs
+
+    def __getattr__(self, name):
+        return getattr(self._compiled, name)
+
+
 class FusedEpochs:
     """Recording a fused epoch loop (TFM310) as the step calls it replaces.
 

@@ -192,6 +192,8 @@ class FunctionProbe:
                 keys = ["fn:" + s for s in steps] if isinstance(steps, list) else "fn:" + steps
                 calls = [None if call == step["epochs_of"] else "fn:" + call for call in step["calls"]]
                 return fused.FusedEpochs(compiled, keys, probe, calls)
+            if isinstance(step, dict) and "merges" in step:
+                return fused.MergedSteps(compiled, ["fn:" + s for s in step["merges"]], probe)
             if isinstance(step, dict):
                 keys = ["fn:" + s for s in step["step_function"]]
                 return fused.FusedFunction(compiled, keys, probe, evaluation="fn:" + step["evaluation"])

@@ -15,11 +15,13 @@ function that runs them in one graph. The sites file names it: `"fused_steps": [
 "S_loop", "step_function": "S"}]`, and the migrated side records each call of it as `len(steps)`
 calls of `S` (`fused.py`). One that also runs an evaluation `E` at some steps (under an `if` in
 its loop) is declared `{"function": "S_loop", "step_function": ["E", "S"], "evaluation": "E"}`, the
-list in the order of the calls in a step. An epochs function (TFM310) running `S_loop` once per
+list in the order of the calls in a step. A function running several step functions once each, in
+turn (TFM311), is declared `{"function": "D_and_G_step", "merges": ["D_step", "G_step"]}` and each
+of its calls recorded as one call of each. An epochs function (TFM310) running `S_loop` once per
 epoch, and the step functions the epoch loop evaluated, is declared `{"function": "S_loop_epochs",
 "epochs_of": "S_loop", "calls": ["S_loop", "E"]}` (the calls in an epoch's order) and recorded epoch
 by epoch. A migration made here declares the `<S>_loop` and `<S>_loop_epochs` functions that TFM301
-and TFM310 wrote for its step functions (`fused_map`).
+and TFM310 wrote for its step functions, and TFM311's merged functions (`fused_map`).
 """
 from __future__ import annotations
 
@@ -72,6 +74,8 @@ def load_fused_map(path: str) -> dict[str, str | list[str]]:
 
 
 def _fused_entry(item):
+    if "merges" in item:
+        return {"merges": [str(step) for step in item["merges"]]}
     if "epochs_of" in item:
         return {"epochs_of": str(item["epochs_of"]), "calls": [str(call) for call in item["calls"]]}
     steps = item["step_function"]
@@ -101,6 +105,23 @@ def fused_map(source: str, step_functions) -> dict[str, str | list[str] | dict]:
             if re.search(r"^\s*def %s\(" % re.escape(epochs), source, re.MULTILINE):
                 calls = [name for name, _ in _steps_called(tree, epochs, set(step_functions) | {fused})]
                 found[epochs] = {"epochs_of": fused, "calls": calls}
+    found.update(_merged_functions(tree, set(step_functions)))
+    return found
+
+
+def _merged_functions(tree, steps: set[str]) -> dict[str, dict]:
+    """The functions TFM311 defined at module level: each returns `(S.python_function(...), T.python_function(...),
+    ...)` for step functions S, T, ...; name -> {"merges": [S, T, ...]}."""
+    found = {}
+    for node in tree.body if tree is not None else ():
+        last = node.body[-1] if isinstance(node, ast.FunctionDef) else None
+        if not (isinstance(last, ast.Return) and isinstance(last.value, ast.Tuple)):
+            continue
+        called = [element.func.value.id for element in last.value.elts
+                  if isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute)
+                  and element.func.attr == "python_function" and isinstance(element.func.value, ast.Name)]
+        if len(called) == len(last.value.elts) >= 2 and set(called) <= steps:
+            found[node.name] = {"merges": called}
     return found
 
 

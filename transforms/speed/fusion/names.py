@@ -30,3 +30,14 @@ def epochs_function_name(step_function: str) -> str:
 def epochs_outputs_name(step_function: str) -> str:
     """The variable holding an epochs function's outputs: the multi-step outputs stacked once more, by epoch."""
     return step_function + "_epochs_outputs"
+
+
+STEP_SUFFIX = "_step"
+
+
+def merged_function_name(step_functions: list[str]) -> str:
+    """The function that runs `step_functions` once each, in turn (TFM311): `D_step`, `G_step` ->
+    `D_and_G_step`; names not all ending in `_step` are joined whole."""
+    if all(name.endswith(STEP_SUFFIX) for name in step_functions):
+        return "_and_".join(name[: -len(STEP_SUFFIX)] for name in step_functions) + STEP_SUFFIX
+    return "_and_".join(step_functions)

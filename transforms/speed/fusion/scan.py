@@ -121,6 +121,24 @@ class Outputs:
     names: tuple = ()  # per key, the plain name the function returns there ("" for an expression)
 
 
+def merged_steps(function: cst.FunctionDef) -> list[str] | None:
+    """The step functions a function TFM311 wrote runs in turn (its body returns a tuple of
+    `S.python_function(...)` calls), or None for any other function."""
+    body = function.body.body
+    last = body[-1] if body else None
+    if not (isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[0], cst.Return)
+            and isinstance(last.body[0].value, cst.Tuple)):
+        return None
+    steps = []
+    for element in last.body[0].value.elements:
+        func = element.value.func if isinstance(element.value, cst.Call) else None
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "python_function"
+                and isinstance(func.value, cst.Name)):
+            return None
+        steps.append(func.value.value)
+    return steps
+
+
 def step_outputs(function: cst.FunctionDef) -> Outputs | None:
     """The output structure of `function`, from its single final `return`; None when unclear."""
     body = function.body.body

@@ -12,7 +12,8 @@ import libcst as cst
 
 from transforms.speed.fusion.names import LOOP_SUFFIX
 from transforms.common.graph_symbols import _in, table
-from transforms.speed.fusion.scan import Outputs, callee_name, calls_in, names_bound, names_read, step_outputs
+from transforms.speed.fusion.scan import (Outputs, callee_name, calls_in, merged_steps, names_bound, names_read,
+                                         step_outputs)
 from transforms.common.syntax import scan
 
 SAFE_BUILTINS = frozenset({
@@ -49,6 +50,7 @@ class ModuleFacts:
     plain: dict[str, cst.FunctionDef] = field(default_factory=dict)
     opaque: frozenset[str] = frozenset()  # may hold TensorFlow objects: see `collect_facts`
     read_only_layers: frozenset[str] = frozenset()  # names bound once to a READ_ONLY_LAYERS layer
+    numpy_objects: frozenset[str] = frozenset()  # names bound once to what a NumPy call made (a RandomState)
     qualified: Callable[[cst.CSTNode], set[str]] = lambda node: set()
     tf_names: Callable[[cst.CSTNode], set[str]] = lambda node: set()
 
@@ -68,6 +70,9 @@ class ModuleFacts:
         if isinstance(func, cst.Attribute) and (func.attr.value in SAFE_METHODS or any(
                 name.startswith(PURE_MODULES) for name in self.qualified(func))):
             return None
+        owner = func.value if isinstance(func, cst.Attribute) else None
+        if isinstance(owner, cst.Name) and owner.value in self.numpy_objects:
+            return None  # a method of a NumPy object (`rng.uniform`): NumPy values only
         if isinstance(func, cst.Name) and func.value in self.plain and depth < 3:
             return self._plain_problem(self.plain[func.value], depth)
         return f"loop body calls `{cst.Module([]).code_for_node(func)}`, which may read TensorFlow state"
@@ -122,7 +127,7 @@ def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
             if any(_is_tf_function(d, tf_names) for d in decorators):
                 facts.state.add(node.name.value)
                 step = _step_function(node, decorators, tf_names)
-                if step is not None:
+                if step is not None and merged_steps(node) is None:  # TFM311's functions are not steps again
                     facts.steps[node.name.value] = step
             elif not decorators:
                 facts.plain[node.name.value] = node
@@ -151,7 +156,20 @@ def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
             opaque |= names_bound([node])
     facts.opaque = frozenset(opaque - facts.state)
     facts.read_only_layers = _read_only_layers(assignments, tf_names)
+    facts.numpy_objects = _numpy_objects(assignments, qualified) - facts.state
     return facts
+
+
+def _numpy_objects(assignments: list[cst.Assign], qualified) -> frozenset[str]:
+    """Names bound exactly once in the module, to the result of a NumPy call (`np.random.RandomState(0)`)."""
+    kinds: dict[str, list[bool]] = {}
+    for node in assignments:
+        single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
+        made = isinstance(node.value, cst.Call) and any(
+            name.startswith("numpy.") for name in qualified(node.value.func))
+        for name in names_bound([node]):
+            kinds.setdefault(name, []).append(single and made)
+    return frozenset(name for name, found in kinds.items() if found == [True])
 
 
 def _read_only_layers(assignments: list[cst.Assign], tf_names) -> frozenset[str]:
