@@ -244,9 +244,13 @@ def _blocks(module: cst.Module):
 
 def _decorator(function: cst.FunctionDef) -> cst.Call | None:
     """The step function's `tf.function(input_signature=...)` decorator; None for a step without one
-    (a step reading a dataset iterator, with no parameters)."""
-    return next((d.decorator for d in function.decorators
-                 if isinstance(d.decorator, cst.Call) and any(_is_signature(a) for a in d.decorator.args)), None)
+    (a step reading a dataset iterator, with no parameters) or with other decorators too (the name
+    would not be bound to the tf.function, whose `python_function` the merged function calls)."""
+    if len(function.decorators) != 1:
+        return None
+    decorator = function.decorators[0].decorator
+    signed = isinstance(decorator, cst.Call) and any(_is_signature(a) for a in decorator.args)
+    return decorator if signed else None
 
 
 def _is_signature(arg: cst.Arg) -> bool:
