@@ -21,7 +21,8 @@ Other names are read as they were: a step's arguments stand for TF1 feed values,
 as NumPy or Python data, so running a step cannot change them.
 The statements must follow one another, each `target = step(...)` or `step(...)`, with the step
 functions defined at module level before the code calling them, each fed every parameter positionally,
-and with the same tf.function options apart from the input signature.
+each decorated by its tf.function alone, and with the same tf.function options apart from the input
+signature.
 """
 from __future__ import annotations
 
@@ -73,7 +74,7 @@ class MergeStepCalls(TFTransform):
         # gathered only where two such calls follow one another.
         self.definitions = {s.name.value: (index, s) for index, s in enumerate(node.body)
                             if isinstance(s, cst.FunctionDef) and _decorator(s) is not None}
-        if not _calls_follow(python_ast(module_code(node)), set(self.definitions)):
+        if not _calls_may_follow(python_ast(module_code(node)), set(self.definitions)):
             return False
         blocks = [(top, statements) for top, statements in _blocks(node) if self._calls_follow(statements)]
         self.facts: ModuleFacts = shared_facts(self, node)
@@ -156,12 +157,13 @@ class MergeStepCalls(TFTransform):
         self.report(group[0].statement, f"step calls {calls} -> one call of {name}()", fixed=True)
 
     def _merged_function(self, group: list[StepCall], name: str) -> cst.FunctionDef:
-        taken = {c.function.name.value for c in group} | {_root(_decorator(group[0].function).func)}
+        # The parameters are its own names: only the names its body reads must stay distinct from them.
+        locals_ = NameAllocator({c.function.name.value for c in group} | {_root(_decorator(group[0].function).func)})
         params, specs, calls = [], [], []
         for step in group:
             own = []
             for param, spec in zip((p.name.value for p in step.function.params.params), _signature(step.function)):
-                fresh = _fresh(param, taken)
+                fresh = locals_.fresh(param)
                 own.append(fresh)
                 params.append(fresh)
                 specs.append(f"    {code(spec)},\n")
@@ -216,7 +218,7 @@ class MergeStepCalls(TFTransform):
         return updated if merge is None else merge.statement
 
 
-def _calls_follow(tree: ast.Module | None, functions: set[str]) -> bool:
+def _calls_may_follow(tree: ast.Module | None, functions: set[str]) -> bool:
     """Whether two statements calling `functions` follow one another somewhere in `tree` (CPython's
     parse: a cheap first look, true where the module's own blocks may hold a merge)."""
     def calls(statement: ast.stmt) -> bool:
@@ -283,15 +285,6 @@ def _root(node: cst.BaseExpression) -> str:
     while isinstance(node, cst.Attribute):
         node = node.value
     return node.value if isinstance(node, cst.Name) else ""
-
-
-def _fresh(name: str, taken: set[str]) -> str:
-    candidate, counter = name, 1
-    while candidate in taken:
-        candidate = f"{name}_{counter}"
-        counter += 1
-    taken.add(candidate)
-    return candidate
 
 
 def _element(target: str) -> str:
