@@ -11,9 +11,9 @@ import pytest
 from migrate.harness import fused
 from migrate.harness.pairing import fused_map, load_fused_map, write_site_map
 from migrate.harness.programs import Program, prepare
-from migrate.harness.recording import Recorder
 from migrate.harness.verify import Settings, run_legacy, verify_migrated
 from tests.test_speed_fusion import run_program
+from tests.test_speed_harness import FakeProbe
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "merge_step_calls"
@@ -27,16 +27,6 @@ def test_merged_calls_print_what_the_separate_calls_printed(case, tmp_path):
     before = run_program((FIXTURES / f"{case}.in.py").read_text(), tmp_path, "separate.py")
     after = run_program((FIXTURES / f"{case}.out.py").read_text(), tmp_path, "merged.py")
     assert after == before and before
-
-
-class FakeProbe:
-    class tf:
-        @staticmethod
-        def executing_eagerly():
-            return True
-
-    def __init__(self):
-        self.recorder = Recorder(100, np.asarray)
 
 
 def test_a_merged_call_is_recorded_as_one_call_of_each_step_in_order():

@@ -157,16 +157,14 @@ class MergeStepCalls(TFTransform):
         self.report(group[0].statement, f"step calls {calls} -> one call of {name}()", fixed=True)
 
     def _merged_function(self, group: list[StepCall], name: str) -> cst.FunctionDef:
-        # The parameters are its own names: only the names its body reads must stay distinct from them.
-        locals_ = NameAllocator({c.function.name.value for c in group} | {_root(_decorator(group[0].function).func)})
+        # Its body reads only the step functions' names: the parameters must stay distinct from those.
+        locals_ = NameAllocator({c.function.name.value for c in group})
         params, specs, calls = [], [], []
         for step in group:
-            own = []
-            for param, spec in zip((p.name.value for p in step.function.params.params), _signature(step.function)):
-                fresh = locals_.fresh(param)
-                own.append(fresh)
-                params.append(fresh)
-                specs.append(f"    {code(spec)},\n")
+            facts = self.facts.steps[step.function.name.value]
+            own = [locals_.fresh(param) for param in facts.params]
+            params += own
+            specs += [f"    {code(spec)},\n" for spec in facts.specs]
             calls.append(f"{step.function.name.value}.python_function({', '.join(own)})")
         decorator = _decorator(group[0].function)
         options = "".join(f", {code(a)}" for a in decorator.args if not _is_signature(a))
@@ -259,11 +257,6 @@ def _is_signature(arg: cst.Arg) -> bool:
     return arg.keyword is not None and arg.keyword.value == "input_signature"
 
 
-def _signature(function: cst.FunctionDef) -> list[cst.BaseExpression]:
-    signature = next(a.value for a in _decorator(function).args if _is_signature(a))
-    return [e.value for e in signature.elements]
-
-
 def _options(function: cst.FunctionDef) -> tuple[str, ...]:
     """How the step spells tf.function, and its options besides the input signature."""
     decorator = _decorator(function)
@@ -279,12 +272,6 @@ def _bound_by(step_call: StepCall) -> set[str]:
         if isinstance(node, (cst.Attribute, cst.Subscript)):
             found.update(names_read(node.value))
     return found
-
-
-def _root(node: cst.BaseExpression) -> str:
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return node.value if isinstance(node, cst.Name) else ""
 
 
 def _element(target: str) -> str:

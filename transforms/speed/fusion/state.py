@@ -162,23 +162,22 @@ def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
 
 def _numpy_objects(assignments: list[cst.Assign], qualified) -> frozenset[str]:
     """Names bound exactly once in the module, to the result of a NumPy call (`np.random.RandomState(0)`)."""
-    kinds: dict[str, list[bool]] = {}
-    for node in assignments:
-        single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
-        made = isinstance(node.value, cst.Call) and any(
-            name.startswith("numpy.") for name in qualified(node.value.func))
-        for name in names_bound([node]):
-            kinds.setdefault(name, []).append(single and made)
-    return frozenset(name for name, found in kinds.items() if found == [True])
+    return _bound_once_to(assignments, lambda value: isinstance(value, cst.Call) and any(
+        name.startswith("numpy.") for name in qualified(value.func)))
 
 
 def _read_only_layers(assignments: list[cst.Assign], tf_names) -> frozenset[str]:
     """Names bound exactly once in the module, to a read-only Keras layer (see READ_ONLY_LAYERS)."""
+    return _bound_once_to(assignments, lambda value: _read_only_layer(value, tf_names))
+
+
+def _bound_once_to(assignments: list[cst.Assign], holds) -> frozenset[str]:
+    """Names the module binds exactly once, by a plain `name = value` for which `holds(value)`."""
     kinds: dict[str, list[bool]] = {}
     for node in assignments:
         single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
         for name in names_bound([node]):
-            kinds.setdefault(name, []).append(single and _read_only_layer(node.value, tf_names))
+            kinds.setdefault(name, []).append(single and holds(node.value))
     return frozenset(name for name, found in kinds.items() if found == [True])
 
 
