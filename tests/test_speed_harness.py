@@ -89,6 +89,29 @@ def test_a_fused_call_of_several_step_functions_is_recorded_as_each_ones_steps(t
     assert load_fused_map(str(path)) == found
 
 
+def test_a_fused_call_fed_batches_drawn_ahead_splits_their_rows_with_the_warm_up(tmp_path):
+    """TFM301 feeds a loop drawing its batches with `next_batch` their stack, one row per step of the
+    call: the warm-up split must hand each part its own rows, not the whole stack again."""
+    def multi_step(first, stop, rows, scale):
+        assert len(rows) == stop - first
+        return np.asarray(rows, dtype=np.float32) * scale
+
+    probe = FakeProbe()
+    function = fused.FusedFunction(multi_step, "fn:train_step", probe, rows=[0])
+    outputs = function(100, 130, np.arange(100, 130), 2.0)
+    assert list(outputs) == [2.0 * k for k in range(100, 130)]
+    site = probe.recorder.sites["fn:train_step"]
+    assert site.calls == 30 and [float(site.values[k][0]) for k in (0, 3, 29)] == [200.0, 206.0, 258.0]
+    source = ("def train_step(x, scale):\n    pass\n\n\ndef train_step_loop(first, stop, x_values, scale):\n"
+              "    for index in range(first, stop):\n        x = x_values[index - first]\n"
+              "        train_step(x, scale)\n")
+    found = fused_map(source, ["train_step"])
+    assert found == {"train_step_loop": {"step_function": "train_step", "rows": [0]}}
+    path = tmp_path / "prog.sites.json"
+    write_site_map(str(path), [(31, "train_step")], found)
+    assert load_fused_map(str(path)) == found
+
+
 def test_an_evaluation_run_in_the_fused_loop_is_recorded_as_its_calls_at_the_evaluated_steps(tmp_path):
     flags = [step % 5 == 0 for step in range(20)]
 

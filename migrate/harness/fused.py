@@ -10,7 +10,7 @@ Timing: the first call is made as two calls, steps first..first+w-1 then the res
 harness's warm-up count (10%, at least one): the one-time costs (tracing, the runtime instantiating
 the loop body) fall in the warm-up steps, as graph building and the first run fall in the legacy
 side's. Running steps in two calls computes the same as in one: each step's arguments depend only on
-its step number. Each call's duration is spread evenly over its steps (their recorded starts); the
+its step number (arguments holding a row per step of the call are split between the two). Each call's duration is spread evenly over its steps (their recorded starts); the
 harness's own time (between the two calls, joining and recording after them) is charged where it
 happened.
 """
@@ -82,15 +82,20 @@ class FusedFunction:
     One running an evaluation at some steps (`evaluation`: its key, also in `step_key` at its place
     in the order) takes, as its last argument, one boolean per step telling where it runs, and returns
     (the step's outputs, the evaluation's outputs stacked for those steps only): the evaluation's
-    rows are recorded as its calls, at those steps, in their order with the step's."""
+    rows are recorded as its calls, at those steps, in their order with the step's.
 
-    def __init__(self, compiled, step_key, probe, evaluation=None):
+    Arguments at the positions `rows` (counted after `first, stop`) hold one row per step of the
+    call, row 0 for step `first` (batches drawn ahead in Python, `fusion/draws.py`): a call made as
+    two gets each part's rows."""
+
+    def __init__(self, compiled, step_key, probe, evaluation=None, rows=()):
         self._compiled = compiled
         self._keys = step_key if isinstance(step_key, list) else None
         self._key = step_key
         self._probe = probe
         self._warm = False
         self._evaluation = evaluation
+        self._rows = frozenset(rows)
 
     def __call__(self, first, stop, *args, **kwargs):
         if not self._probe.tf.executing_eagerly():
@@ -103,8 +108,9 @@ class FusedFunction:
         self._warm = self._warm or stop > first  # an empty chunk (an evaluation at the first step) warms nothing
         parts = []
         for low, high in bounds:
+            part = [arg[low - first:high - first] if i in self._rows else arg for i, arg in enumerate(args)]
             start = time.perf_counter()
-            outputs = self._compiled(low, high, *args, **kwargs)
+            outputs = self._compiled(low, high, *part, **kwargs)
             parts.append((high - low, start, time.perf_counter(), outputs))
         outputs = parts[0][3]
         if len(parts) == 2:

@@ -194,9 +194,14 @@ class FunctionProbe:
                 return fused.FusedEpochs(compiled, keys, probe, calls)
             if isinstance(step, dict) and "merges" in step:
                 return fused.MergedSteps(compiled, ["fn:" + s for s in step["merges"]], probe)
-            if isinstance(step, dict):
+            if isinstance(step, dict) and "evaluation" in step:
                 keys = ["fn:" + s for s in step["step_function"]]
-                return fused.FusedFunction(compiled, keys, probe, evaluation="fn:" + step["evaluation"])
+                return fused.FusedFunction(compiled, keys, probe, evaluation="fn:" + step["evaluation"],
+                                           rows=step.get("rows", ()))
+            if isinstance(step, dict):  # a loop fed batches drawn ahead: their arguments hold a row per step
+                steps = step["step_function"]
+                keys = ["fn:" + s for s in steps] if isinstance(steps, list) else "fn:" + steps
+                return fused.FusedFunction(compiled, keys, probe, rows=step["rows"])
             if step is not None:
                 keys = ["fn:" + s for s in step] if isinstance(step, list) else "fn:" + step
                 return fused.FusedFunction(compiled, keys, probe)

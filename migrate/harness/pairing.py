@@ -15,8 +15,9 @@ function that runs them in one graph. The sites file names it: `"fused_steps": [
 "S_loop", "step_function": "S"}]`, and the migrated side records each call of it as `len(steps)`
 calls of `S` (`fused.py`). One that also runs an evaluation `E` at some steps (under an `if` in
 its loop) is declared `{"function": "S_loop", "step_function": ["E", "S"], "evaluation": "E"}`, the
-list in the order of the calls in a step. A function running several step functions once each, in
-turn (TFM311), is declared `{"function": "D_and_G_step", "merges": ["D_step", "G_step"]}` and each
+list in the order of the calls in a step. A multi-step function fed batches drawn ahead, a row per step of
+the call, adds the positions of those arguments after `first, stop`: `"rows": [0, 1]`. A function
+running several step functions once each, in turn (TFM311), is declared `{"function": "D_and_G_step", "merges": ["D_step", "G_step"]}` and each
 of its calls recorded as one call of each. An epochs function (TFM310) running `S_loop` once per
 epoch, and the step functions the epoch loop evaluated, is declared `{"function": "S_loop_epochs",
 "epochs_of": "S_loop", "calls": ["S_loop", "E"]}` (the calls in an epoch's order) and recorded epoch
@@ -74,6 +75,10 @@ def load_fused_map(path: str) -> dict[str, str | list[str]]:
 
 
 def _fused_entry(item):
+    if "rows" in item:
+        entry = _fused_entry({key: value for key, value in item.items() if key != "rows"})
+        entry = entry if isinstance(entry, dict) else {"step_function": entry}
+        return {**entry, "rows": [int(position) for position in item["rows"]]}
     if "merges" in item:
         return {"merges": [str(step) for step in item["merges"]]}
     if "epochs_of" in item:
@@ -97,10 +102,15 @@ def fused_map(source: str, step_functions) -> dict[str, str | list[str] | dict]:
             called = _steps_called(tree, fused, set(step_functions))
             names = [name for name, _ in called]
             evaluations = [name for name, conditional in called if conditional]
+            rows = _row_parameters(tree, fused)
             if len(evaluations) == 1 and len(names) == 2 and step in names and evaluations[0] != step:
                 found[fused] = {"step_function": names, "evaluation": evaluations[0]}
             else:
                 found[fused] = names if len(names) > 1 and names[0] == step else step
+            if rows:
+                entry = found[fused]
+                found[fused] = {**entry, "rows": rows} if isinstance(entry, dict) else {"step_function": entry,
+                                                                                       "rows": rows}
             epochs = epochs_function_name(step)
             if re.search(r"^\s*def %s\(" % re.escape(epochs), source, re.MULTILINE):
                 calls = [name for name, _ in _steps_called(tree, epochs, set(step_functions) | {fused})]
@@ -123,6 +133,20 @@ def _merged_functions(tree, steps: set[str]) -> dict[str, dict]:
         if len(called) == len(last.value.elts) >= 2 and set(called) <= steps:
             found[node.name] = {"merges": called}
     return found
+
+
+def _row_parameters(tree, function: str) -> list[int]:
+    """Positions, after `first, stop`, of the multi-step function's parameters holding one row per step
+    of the call: those its loop reads as `p[<step> - first]` (batches drawn ahead, TFM301)."""
+    for node in tree.body if tree is not None else ():
+        if isinstance(node, ast.FunctionDef) and node.name == function:
+            params = [arg.arg for arg in node.args.args[2:]]
+            read = {n.value.id for n in ast.walk(node) if isinstance(n, ast.Subscript)
+                    and isinstance(n.value, ast.Name) and isinstance(n.slice, ast.BinOp)
+                    and isinstance(n.slice.op, ast.Sub) and isinstance(n.slice.right, ast.Name)
+                    and n.slice.right.id == "first"}
+            return [i for i, name in enumerate(params) if name in read]
+    return []
 
 
 def _parsed(source: str):

@@ -106,3 +106,14 @@ def tensorflow_aliases(statements) -> list[str]:
 def tensorflow_alias(module: cst.Module) -> str | None:
     """The name a module imports TensorFlow (or its v1 API) as, for code written into it; None if none."""
     return next(iter(tensorflow_aliases(module.body)), None)
+
+
+def numpy_alias(module: cst.Module) -> str | None:
+    """The name a module-level `import numpy [as np]` binds NumPy to, for code written into the module;
+    None if there is none."""
+    for statement in module.body:
+        for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            for alias in small.names if isinstance(small, cst.Import) else ():
+                if dotted_name(alias.name) == "numpy":
+                    return alias.asname.name.value if alias.asname else "numpy"
+    return None

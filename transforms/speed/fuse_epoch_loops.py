@@ -35,6 +35,7 @@ from transforms.speed.fusion.epoch_codegen import (
     returned_structure,
 )
 from transforms.speed.fusion.body import fed_arrays_problem, plain_python_problem
+from transforms.speed.fusion.draw_codegen import is_drawn_chunks
 from transforms.speed.fusion.names import (
     LOOP_SUFFIX,
     epochs_function_name,
@@ -81,8 +82,10 @@ class FuseEpochLoops(TFTransform):
 
     def _plan(self, loop: cst.For) -> None:
         found = [(s, c) for s in loop.body.body for c in calls_in(s) if callee_name(c) in self.multi_step]
-        if not any(isinstance(s, cst.SimpleStatementLine) for s, _ in found) or is_graph_loop(loop, self.tf_name):
-            return  # no multi-step call of its own (an outer loop, or the call under an `if`), or an epochs function's
+        if not any(isinstance(s, cst.SimpleStatementLine) for s, _ in found) or is_graph_loop(loop, self.tf_name) \
+                or is_drawn_chunks(loop, self.facts.steps):
+            return  # no multi-step call of its own (an outer loop, or the call under an `if`), an epochs
+            # function's loop, or the chunks of a step loop drawing its batches ahead (TFM301's own)
         try:
             plan = self._checked(loop, found)
         except Refusal as refusal:

@@ -9,6 +9,10 @@ Python loop then runs over the stacked outputs, doing the same per-step work wit
 (tensors) in the same order. A loop calling several step functions (a GAN's discriminator step, then
 its generator step) runs them in that order in the graph loop and stacks each one's outputs.
 
+A loop drawing its batches from TF1's tutorial MNIST loader (`mnist.train.next_batch(n)`) runs in
+chunks of steps, each drawing its batches first in Python, then running its steps in one call fed
+their stack (`fusion/draws.py`, `fusion/draw_codegen.py`).
+
 A loop that also evaluates at some steps (`if step % 100 == 0:` calling another function, reading
 weights) runs that evaluation in the graph loop too when it is a step function that only reads the
 model, fed invariants or the loop variable (`fusion/evaluation.py`): at the same steps, before or after
@@ -45,11 +49,14 @@ from transforms.speed.fusion.codegen import (
     rows_binding,
     schedules,
 )
+from transforms.speed.fusion.draw_codegen import drawn_chunks, drawn_chunks_with_evaluation, replays_drawn_work
+from transforms.speed.fusion.draws import STEPS_PER_DRAW
 from transforms.speed.fusion.evaluation import flags_name, in_graph_evaluation, index_name
 from transforms.speed.fusion.names import loop_function_name, outputs_name, rows_name
 from transforms.speed.fusion.params import values_name
 from transforms.speed.fusion.plan import NO_STEP_CALL, Plan, plan_fusion
 from transforms.speed.fusion.scan import callee_name, calls_in, names_bound, names_read
+from transforms.common.qualnames import numpy_alias
 from transforms.common.syntax import walk, scan
 from transforms.speed.fusion.state import TF_FUNCTION_IDENTIFIERS, ModuleFacts, shared_facts
 from transforms.base import TFTransform
@@ -99,13 +106,13 @@ class FuseStepLoops(TFTransform):
         if not self.facts.steps:
             return
         plan = plan_fusion(node, self.facts.steps, self.facts.state, self.facts.call_problem,
-                           self.facts.opaque, self.facts.logs)
+                           self.facts.opaque, self.facts.logs, self.facts.datasets, self.facts.random_call)
         if plan == NO_STEP_CALL or (isinstance(plan, str) and (self._in_graph(node) or self._wraps_step_loop(node))):
             # not a step loop, already a graph loop (a multi-step function's own), or an epoch loop
             # around a step loop: fusing the inner loop is this transform's; the epochs are TFM310's
             return
         kept_chunks = None  # why an evaluation is not run in the graph loop
-        if not isinstance(plan, str) and plan.evaluations:
+        if not isinstance(plan, str) and plan.evaluations and not plan.drawn:
             in_graph = in_graph_evaluation(plan, node, self.facts, self.module, evaluates_first(plan, node))
             if isinstance(in_graph, str):
                 kept_chunks = in_graph
@@ -118,9 +125,11 @@ class FuseStepLoops(TFTransform):
         problem = plan if isinstance(plan, str) else (
             self._name_clash(plan) or self._run_once_problem(plan, node) or self._index_arrays_problem(plan) or (
             None if plan.in_graph else
+            self._drawn_problem(plan, node) if plan.drawn else
             self._replay_problem(node) if plan.evaluations and replays_work(plan, node) else
             self._outputs_problem(plan, node) if plan.evaluations else self._loop_var_problem(plan, node)))
-        if problem is None and plan.evaluations and not plan.in_graph and self._outputs_read_after(plan, node):
+        if problem is None and plan.evaluations and not (plan.in_graph or plan.drawn) and \
+                self._outputs_read_after(plan, node):
             plan = replace(plan, outputs_read_after=True)
         anchor = problem or self._anchor(plan, node)
         if isinstance(anchor, str):
@@ -137,6 +146,11 @@ class FuseStepLoops(TFTransform):
         done = f"{function}() calls between its evaluations" if plan.evaluations else f"one call of {function}()"
         if plan.in_graph:
             done = f"one call of {function}(), running {plan.in_graph.step.name}() in it where the loop evaluates"
+        elif plan.drawn:
+            done = f"one call of {function}() per {STEPS_PER_DRAW} steps" if not plan.evaluations else \
+                f"{function}() calls between its evaluations, at most {STEPS_PER_DRAW} steps each"
+            done += (", their batches drawn first (one difference: should drawing a batch raise, the steps "
+                     "drawn before it in its chunk have not run)")
         elif kept_chunks:
             done += f" (evaluation kept in Python: {kept_chunks})"
         called = ", ".join(f"{step.name}()" for step, _, _ in plan.step_calls())
@@ -179,7 +193,8 @@ class FuseStepLoops(TFTransform):
     def _name_clash(self, plan: Plan) -> str | None:
         generated = {loop_function_name(plan.step.name), outputs_name(plan.step.name), rows_name(plan.step.name),
                      REPLAY_INDEX, chunk_start_name(plan), chunk_stop_name(plan),
-                     *(values_name(name) for name, _ in plan.scheduled)}
+                     *(values_name(name) for name, _ in plan.scheduled),
+                     *(values_name(name) for name in plan.drawn_names())}
         clash = sorted(generated & self.taken)
         if clash:
             return f"the name `{clash[0]}` it would define is already used"
@@ -272,6 +287,15 @@ class FuseStepLoops(TFTransform):
             return "loop with an evaluation and other Python work is not `for <name> in range(<n>)`"
         return None
 
+    def _drawn_problem(self, plan: Plan, loop: cst.For) -> str | None:
+        """Drawn a chunk at a time, the steps are counted from 0 (`range(<n>)`), and replaying the
+        loop's other work needs a name for the step."""
+        if len(loop.iter.args) != 1:
+            return "loop drawing its batches with `next_batch` does not run over `range(<n>)`"
+        if loop.target.value == "_" and (plan.evaluations or replays_drawn_work(plan, loop)):
+            return "loop drawing its batches with `next_batch` has other work but no name for its step"
+        return None
+
     def _outputs_problem(self, plan: Plan, loop: cst.For) -> str | None:
         """Run in chunks, the loop binds the step's outputs where it evaluates and, when code outside
         the loop reads them, after its last chunk: nothing else in the loop may read them."""
@@ -298,6 +322,17 @@ class FuseStepLoops(TFTransform):
             self.hoisted[self.hoist_to[original]].append(function)
         if plan is not None and plan.in_graph:
             statements = in_graph_loop(plan, original, self._unused(plan, original), "tf")
+            statements[0] = statements[0].with_changes(
+                leading_lines=[*original.leading_lines, *statements[0].leading_lines])
+        elif plan is not None and plan.drawn:
+            np = numpy_alias(self.module)
+            if np is None:
+                np = "numpy"
+                self.add_import("numpy")
+            chunks = drawn_chunks_with_evaluation(plan, original, updated, np) if plan.evaluations else \
+                [drawn_chunks(plan, original, np)]
+            statements = [*(cst.parse_statement(line + "\n") for line in schedules(plan, original)),
+                          *plan.run_once, *chunks]
             statements[0] = statements[0].with_changes(
                 leading_lines=[*original.leading_lines, *statements[0].leading_lines])
         elif plan is not None and plan.evaluations:
@@ -445,8 +480,9 @@ def reads_outside_rebinding_loops(module: cst.Module, name: str) -> int:
 
 def outside_names(plan: Plan, loop: cst.For) -> set[str]:
     """Names the multi-step function reads that are neither its parameters nor bound by the loop."""
+    # a loop drawing its batches passes its multi-step function the chunk's bounds, never its range
     inside = set().union(*(names_read(call) for _, call, _ in plan.step_calls()),
-                         *(names_read(s) for s in plan.copied), names_read(loop.iter),
+                         *(names_read(s) for s in plan.copied), set() if plan.drawn else names_read(loop.iter),
                          names_read(plan.in_graph.call) if plan.in_graph else set())
     return inside - {name for name, _ in plan.params} - names_bound(loop.body.body) - {loop.target.value}
 

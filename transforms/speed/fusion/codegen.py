@@ -102,7 +102,8 @@ def all_structure(plan: Plan, leaf) -> str:
     return parts[0] if len(parts) == 1 else "(" + ", ".join(parts) + ")"
 
 
-def _at(j: int | None) -> str:
+def output_at(j: int | None) -> str:
+    """The index of step j's outputs among several step functions' ("" for a lone step)."""
     return "" if j is None else f"[{j}]"
 
 
@@ -150,6 +151,7 @@ def fused_function(plan: Plan, loop: cst.For, tf: str) -> str:
         offset = "" if start == "0" else f"{start} + "
         lines.append(f"        {loop.target.value} = {offset}index{stride}")
     lines += [f"        {name} = {values_name(name)}[{counter}]" for name, _ in plan.scheduled]
+    lines += drawn_batch_lines(plan, counter)
     lines += ["        " + graph_code(plan, statement, tf).strip() for statement in plan.copied]
     if ev and ev.first:
         lines += _evaluation_lines(ev, counter, tf)
@@ -179,6 +181,13 @@ def fused_function(plan: Plan, loop: cst.For, tf: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def drawn_batch_lines(plan: Plan, counter: str) -> list[str]:
+    """The multi-step function's lines binding each step's drawn batches from their stacks."""
+    params = {name for name, _ in plan.params}
+    return [f"        {name} = {values_name(name)}[{counter} - first]"
+            for name in plan.drawn_names() if values_name(name) in params]
+
+
 def per_step_names(plan: Plan, taken: set[str]) -> tuple[str, ...] | None:
     """The names a lone step function returns (`return loss, accuracy`), to name its values in the
     graph loop and their stacks `loss_per_step`...; None when they are not plain, distinct names
@@ -204,6 +213,7 @@ def _graph_loop_names(plan: Plan, params, counter: str) -> set[str]:
     if plan.in_graph:
         statements.append(plan.in_graph.call)
     return {*GRAPH_LOCALS, counter, *(name for name, _ in params), *(name for name, _ in plan.scheduled),
+            *plan.drawn_names(),
             *(name for s in statements for name in names_read(s)),
             *(name for s in plan.copied for name in assigned_names(s))}
 
@@ -297,7 +307,7 @@ def rows_binding(plan: Plan, tf: str) -> str:
     """The stacked outputs unstacked into one tensor per step (structure kept, None stays None)."""
     outputs = outputs_name(plan.step.name)
     return f"{rows_name(plan.step.name)} = " + all_structure(
-        plan, lambda j, key, ta: f"{tf}.unstack({outputs}{_at(j)}{key})")
+        plan, lambda j, key, ta: f"{tf}.unstack({outputs}{output_at(j)}{key})")
 
 
 def replay_loop(plan: Plan, loop: cst.For, unused: frozenset[str] = frozenset()) -> cst.For | None:
@@ -312,7 +322,7 @@ def replay_loop(plan: Plan, loop: cst.For, unused: frozenset[str] = frozenset())
         if isinstance(statement.body[0], cst.Expr):
             body[index] = None
             continue
-        value = structure(plan, lambda key, ta: f"{rows_name(plan.step.name)}{_at(j)}{key}[{row}]", part, base)
+        value = structure(plan, lambda key, ta: f"{rows_name(plan.step.name)}{output_at(j)}{key}[{row}]", part, base)
         assign = statement.body[0].with_changes(value=cst.parse_expression(value))
         body[index] = statement.with_changes(body=[assign])
     body = [s for s in body if s is not None and s not in plan.run_once]  # they ran once, before the steps
@@ -512,7 +522,7 @@ def in_graph_loop(plan: Plan, loop: cst.For, unused: frozenset[str], tf: str) ->
                   f"{outputs} = {loop_function_name(step)}({steps_expression(loop)}{args}, {flags})"]
     if reads_rows(plan, loop):
         after_once.append(f"{rows_name(step)} = " + all_structure(
-            plan, lambda j, key, ta: f"{tf}.unstack({outputs}[0]{_at(j)}{key})"))
+            plan, lambda j, key, ta: f"{tf}.unstack({outputs}[0]{output_at(j)}{key})"))
     holder = ev.statement
     bare = isinstance(holder.body[0], cst.Expr) and holder.body[0].value is ev.call
     if ev.step.outputs.kind != "none" and not bare:  # one tensor per evaluation, per output (None stays None)

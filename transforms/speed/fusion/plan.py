@@ -31,8 +31,9 @@ from transforms.speed.fusion.body import (
     plain_python_problem,
     scheduled_values,
 )
+from transforms.speed.fusion.draws import Draw, batch_draw, draws_problem
 from transforms.speed.fusion.params import loop_params
-from transforms.speed.fusion.scan import callee_name, calls_in, leaving_statement, names_bound
+from transforms.speed.fusion.scan import callee_name, calls_in, leaving_statement, names_bound, names_read
 from transforms.speed.fusion.state import StepFunction
 
 NO_STEP_CALL = "loop body calls no step function"
@@ -54,6 +55,11 @@ class Plan:
     more: tuple[tuple[StepFunction, cst.Call, int], ...] = ()  # further step calls, in order (no evaluation)
     in_graph: object = None  # the evaluation run in the graph loop (`fusion/evaluation.py`), else chunks
     outputs_read_after: bool = False  # run in chunks, the step's outputs are read after the loop too
+    drawn: tuple[Draw, ...] = ()  # `next_batch` statements drawing the batches ahead, a chunk of steps at a time
+
+    def drawn_names(self) -> list[str]:
+        """The names the draws bind that the steps are fed, in order."""
+        return [name for draw in self.drawn for name in draw.names if name != "_"]
 
     def step_calls(self) -> list[tuple[StepFunction, cst.Call, int]]:
         """(step function, call, position of its statement) of every step call, in body order."""
@@ -66,11 +72,14 @@ class Plan:
 
 def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
                 call_problem: Callable[[cst.Call], str | None], opaque: frozenset[str] = frozenset(),
-                logs: Callable[[cst.Call], bool] = lambda call: False) -> Plan | str:
+                logs: Callable[[cst.Call], bool] = lambda call: False, datasets: frozenset[str] = frozenset(),
+                random_call: Callable[[list], cst.Call | None] = lambda statements: None) -> Plan | str:
     """`state`: names of TensorFlow functions, variables and modules, which the loop must not read;
     `opaque`: names that may hold such objects (results of calls that may return them, `self`), which
     the loop's Python work must not read unless the loop body binds them itself. (The step's
-    arguments may: they replace feed_dict values, which TF1 required to be NumPy-convertible.)"""
+    arguments may: they replace feed_dict values, which TF1 required to be NumPy-convertible.)
+    `datasets`: names bound to TF1's tutorial MNIST loader, whose batches may be drawn ahead
+    (`fusion/draws.py`); `random_call(statements)`: their first call that may draw random numbers."""
     body = list(loop.body.body)
     if not any(callee_name(c) in steps for s in body for c in calls_in(s, False)):
         return NO_STEP_CALL
@@ -96,7 +105,14 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
     if loop_var in bound or loop_var in names_bound([loop.iter]):
         return "loop body rebinds the loop variable"
     run_once = invariant_bindings(body[:index], loop_var, body, state)
-    copied = copied_statements([s for s in body[:index] if s not in run_once], calls)
+    draws = [d for d in (batch_draw(s, datasets) for s in body[:index] if s not in run_once) if d is not None]
+    drawn_statements = [d.statement for d in draws]
+    drawn = {name for d in draws for name in d.names}
+    copied = copied_statements([s for s in body[:index] if s not in [*run_once, *drawn_statements]], calls)
+    if draws and copied:
+        return "loop draws its batches with `next_batch` and also computes batch indices"
+    if draws and evaluations and body.index(evaluations[0]) < index:
+        return "loop draws its batches with `next_batch` and evaluates before its step"
     per_step = {name: value for s in copied for name, value in assigned_pairs(s)}
     if any(bound_count(body, name) != 1 for name in per_step):
         return "a value the step call reads is bound more than once in the loop body"
@@ -107,18 +123,21 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
     copied = [s for s in copied if not set(assigned_names(s)) & set(scheduled)]
     problems = [named_problem(name, checker.copied_value(value)) for s in copied for name, value in assigned_pairs(s)]
     problems += [_argument_problem(checker, arg, f_step) for _, f_call, f_step, _ in found for arg in f_call.args
-                 if not (isinstance(arg.value, cst.Name) and arg.value.value in scheduled)]
-    problems.append(evaluations and evaluation_problem(body, index, [*copied, *run_once], evaluations, checker,
-                                                       opaque - bound))
-    python_work = [s for s in body if s not in [*call_statements, *copied, *run_once, *evaluations]]
+                 if not (isinstance(arg.value, cst.Name) and arg.value.value in {*scheduled, *drawn})]
+    problems.append(evaluations and evaluation_problem(body, index, [*copied, *run_once, *drawn_statements],
+                                                       evaluations, checker, opaque - bound))
+    python_work = [s for s in body if s not in [*call_statements, *copied, *run_once, *evaluations, *drawn_statements]]
     fed = {*checker.facts.sliced, *checker.facts.whole, *names_bound(run_once)}
     problem = next((p for p in problems if p), None) or plain_python_problem(
         python_work, state | (opaque - bound), call_problem, logs) or fed_arrays_problem(python_work, fed)
+    if not problem and draws:
+        stepped = {name for c in calls for name in names_read(c)}
+        problem = draws_problem(draws, body, python_work, stepped, bound - drawn, random_call)
     if problem:
         return problem
     params = ()
     for _, f_call, f_step, _ in found:
-        more_params = loop_params(f_call, f_step, per_step, set(scheduled))
+        more_params = loop_params(f_call, f_step, per_step, set(scheduled) | drawn)
         if isinstance(more_params, str):
             return more_params
         known = {name: cst.Module([]).code_for_node(spec) for name, spec in params}
@@ -132,7 +151,8 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
         return f"`{clash[0]}` is fed to the step and also indexes its batches"
     params += tuple((name, cst.parse_expression(INDEX_SPEC)) for name in indices)
     return Plan(step, call, index, tuple(copied), tuple(scheduled.items()), params,
-                checker.facts.uses_loop_var or bool(scheduled), tuple(evaluations), tuple(run_once), indices, more)
+                checker.facts.uses_loop_var or bool(scheduled), tuple(evaluations), tuple(run_once), indices, more,
+                drawn=tuple(draws))
 
 
 def _is_range(node: cst.BaseExpression) -> bool:

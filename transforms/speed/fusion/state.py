@@ -10,6 +10,7 @@ from functools import lru_cache
 
 import libcst as cst
 
+from transforms.datasets.emulate_tutorial_mnist import LOADERS
 from transforms.speed.fusion.names import LOOP_SUFFIX
 from transforms.common.graph_symbols import _in, table
 from transforms.speed.fusion.scan import (Outputs, callee_name, calls_in, merged_steps, names_bound, names_read,
@@ -51,6 +52,7 @@ class ModuleFacts:
     opaque: frozenset[str] = frozenset()  # may hold TensorFlow objects: see `collect_facts`
     read_only_layers: frozenset[str] = frozenset()  # names bound once to a READ_ONLY_LAYERS layer
     numpy_objects: frozenset[str] = frozenset()  # names bound once to what a NumPy call made (a RandomState)
+    datasets: frozenset[str] = frozenset()  # names bound once to TF1's tutorial MNIST loader's result
     qualified: Callable[[cst.CSTNode], set[str]] = lambda node: set()
     tf_names: Callable[[cst.CSTNode], set[str]] = lambda node: set()
 
@@ -76,6 +78,17 @@ class ModuleFacts:
         if isinstance(func, cst.Name) and func.value in self.plain and depth < 3:
             return self._plain_problem(self.plain[func.value], depth)
         return f"loop body calls `{cst.Module([]).code_for_node(func)}`, which may read TensorFlow state"
+
+    def random_call(self, statements, depth: int = 0) -> cst.Call | None:
+        """The first call in `statements` that may draw random numbers: a `random` module's function or
+        method by qualified name, or a plain function of the module making such a call."""
+        for call in (c for statement in statements for c in calls_in(statement)):
+            if any("random" in name for name in self.qualified(call.func)):
+                return call
+            plain = self.plain.get(call.func.value) if isinstance(call.func, cst.Name) else None
+            if plain is not None and (depth >= 3 or self.random_call([plain.body], depth + 1) is not None):
+                return call
+        return None
 
     def _plain_problem(self, function: cst.FunctionDef, depth: int) -> str | None:
         touched = sorted(set(names_read(function.body)) & self.state)
@@ -157,6 +170,8 @@ def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
     facts.opaque = frozenset(opaque - facts.state)
     facts.read_only_layers = _read_only_layers(assignments, tf_names)
     facts.numpy_objects = _numpy_objects(assignments, qualified) - facts.state
+    facts.datasets = _bound_once_to(assignments, lambda value: isinstance(value, cst.Call) and bool(
+        tf_names(value.func) & LOADERS))
     return facts
 
 

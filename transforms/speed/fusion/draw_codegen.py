@@ -1,0 +1,137 @@
+"""The code a step loop drawing its batches with `next_batch` becomes (TFM301, `fusion/draws.py`):
+chunks of steps, each drawing its batches first, then running its steps in one call, then replaying
+the loop's other Python work step by step over the stacked outputs.
+
+    for train_step_first in range(0, STEPS, 100):
+        train_step_stop = min(train_step_first + 100, STEPS)
+        batch_x_values, batch_y_values = [], []
+        for i in range(train_step_first, train_step_stop):
+            batch_x, batch_y = mnist.train.next_batch(BATCH)
+            batch_x_values.append(batch_x)
+            batch_y_values.append(batch_y)
+        train_step_outputs = train_step_loop(train_step_first, train_step_stop,
+                                             numpy.stack(batch_x_values), numpy.stack(batch_y_values))
+        train_step_rows = tf.unstack(train_step_outputs)
+        for i in range(train_step_first, train_step_stop):
+            loss = train_step_rows[i - train_step_first]
+            total += loss
+
+The multi-step function reads each step's batch as `batch_x_values[step - first]`.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from transforms.speed.fusion.codegen import (chunk_start_name, chunk_stop_name, code, reads_rows, rows_binding,
+                                            output_at, step_count, step_parts, structure)
+from transforms.speed.fusion.draws import STEPS_PER_DRAW
+from transforms.speed.fusion.names import loop_function_name, outputs_name, rows_name
+from transforms.speed.fusion.params import values_name
+from transforms.speed.fusion.plan import Plan
+
+
+def drawn_chunks(plan: Plan, loop: cst.For, np: str) -> cst.For:
+    """The loop as chunks of at most STEPS_PER_DRAW steps (see the module's docstring); `np`: how the
+    module spells NumPy."""
+    first, stop, count = chunk_start_name(plan), chunk_stop_name(plan), step_count(loop)
+    stacked = _stacked(plan)
+    lists = [values_name(name) for name in stacked]
+    header = [
+        f"{stop} = min({first} + {STEPS_PER_DRAW}, {count})\n",
+        f"{', '.join(lists)} = {', '.join('[]' for _ in lists)}\n",
+    ]
+    appends = [cst.parse_statement(f"{values_name(name)}.append({name})\n") for name in stacked]
+    draws = [draw.statement for draw in plan.drawn]
+    draw_loop = loop.with_changes(body=loop.body.with_changes(body=[*draws, *appends]), leading_lines=[],
+                                  iter=cst.parse_expression(f"range({first}, {stop})"))
+    body = [*(cst.parse_statement(line) for line in header), draw_loop, *_steps_and_replay(plan, loop, stop, np)]
+    chunks = cst.parse_statement(f"for {first} in range(0, {count}, {STEPS_PER_DRAW}):\n    pass\n")
+    return chunks.with_changes(body=chunks.body.with_changes(body=body))
+
+
+def drawn_chunks_with_evaluation(plan: Plan, loop: cst.For, updated: cst.For, np: str) -> list[cst.BaseStatement]:
+    """A loop drawing its batches that evaluates after its step: the loop keeps its draws and its
+    evaluation; the steps drawn so far run, and their Python work is replayed, before each
+    evaluation, after each step numbered a multiple of STEPS_PER_DRAW less one (chunks end where
+    `drawn_chunks`' do) and at the last step. The evaluation then sees the weights, the outputs and
+    the draws (their random state included) as the loop left them.
+
+        train_step_first = 0
+        batch_x_values = []
+        for i in range(STEPS):
+            batch_x, _ = mnist.train.next_batch(BATCH)
+            batch_x_values.append(batch_x)
+            if i % 1000 == 0 or (i + 1) % 100 == 0 or i == STEPS - 1:
+                ...the steps train_step_first..i in one call, their work replayed
+                train_step_first = i + 1
+                batch_x_values = []
+            if i % 1000 == 0:
+                print(evaluate(batch_x))
+    """
+    first, variable, count = chunk_start_name(plan), code(loop.target), step_count(loop)
+    lists = [values_name(name) for name in _stacked(plan)]
+    empty = f"{', '.join(lists)} = {', '.join('[]' for _ in lists)}\n"
+    evaluation = plan.evaluations[0]
+    test = code(evaluation.test)
+    test = f"({test})" if isinstance(evaluation.test, cst.BooleanOperation) else test
+    flush = cst.parse_statement(f"if {test} or ({variable} + 1) % {STEPS_PER_DRAW} == 0 or {variable} == {count} - 1:\n"
+                                "    pass\n")
+    steps = [*_steps_and_replay(plan, loop, f"{variable} + 1", np), cst.parse_statement(f"{first} = {variable} + 1\n"),
+             cst.parse_statement(empty)]
+    flush = flush.with_changes(body=flush.body.with_changes(body=steps))
+    draws = [draw.statement for draw in plan.drawn]
+    appends = [cst.parse_statement(f"{values_name(name)}.append({name})\n") for name in _stacked(plan)]
+    kept = updated.body.body[list(loop.body.body).index(evaluation)]  # nested rewrites kept
+    body = [*draws, *appends, flush, kept]
+    chunked = loop.with_changes(body=loop.body.with_changes(body=body), leading_lines=[])
+    return [cst.parse_statement(f"{first} = 0\n"), cst.parse_statement(empty), chunked]
+
+
+def _stacked(plan: Plan) -> list[str]:
+    """The drawn names the multi-step function takes stacked (those the steps are fed)."""
+    params = {name for name, _ in plan.params}
+    return [name for name in plan.drawn_names() if values_name(name) in params]
+
+
+def _steps_and_replay(plan: Plan, loop: cst.For, stop: str, np: str) -> list[cst.BaseStatement]:
+    """The chunk's one multi-step call, then the loop's other Python work over its steps' outputs."""
+    first, variable = chunk_start_name(plan), code(loop.target)
+    stacks = {values_name(name) for name in plan.drawn_names()}
+    args = "".join(f", {np}.stack({param})" if param in stacks else f", {param}" for param, _ in plan.params)
+    call = f"{loop_function_name(plan.step.name)}({first}, {stop}{args})"
+    rows = reads_rows(plan, loop)
+    lines = [cst.parse_statement((f"{outputs_name(plan.step.name)} = {call}" if rows else call) + "\n")]
+    if rows:
+        lines.append(cst.parse_statement(rows_binding(plan, "tf") + "\n"))
+    body = list(loop.body.body)
+    for j, part, _, index, base, _ in step_parts(plan):
+        statement = body[index]
+        if isinstance(statement.body[0], cst.Expr):
+            body[index] = None
+            continue
+        value = structure(plan, lambda key, ta: f"{rows_name(plan.step.name)}{output_at(j)}{key}[{variable} - {first}]",
+                          part, base)
+        body[index] = statement.with_changes(body=[statement.body[0].with_changes(value=cst.parse_expression(value))])
+    drawn = [draw.statement for draw in plan.drawn]
+    body = [s for s in body if s is not None and s not in [*plan.run_once, *drawn, *plan.evaluations]]
+    if not body:
+        return lines
+    body[0] = body[0].with_changes(leading_lines=[line for line in body[0].leading_lines if line.comment is not None])
+    replay = loop.with_changes(body=loop.body.with_changes(body=body), leading_lines=[],
+                               iter=cst.parse_expression(f"range({first}, {stop})"))
+    return [*lines, replay]
+
+
+def replays_drawn_work(plan: Plan, loop: cst.For) -> bool:
+    """Whether a loop drawing its batches has Python work left to replay after each chunk's steps."""
+    drawn = [draw.statement for draw in plan.drawn]
+    calls = {index for _, _, index in plan.step_calls()}
+    return any(s not in drawn and s not in plan.run_once and not (i in calls and isinstance(s.body[0], cst.Expr))
+               for i, s in enumerate(loop.body.body))
+
+
+def is_drawn_chunks(loop: cst.For, steps) -> bool:
+    """Whether `loop` is the chunk loop `drawn_chunks` wrote for one of `steps` (not an epoch loop)."""
+    target = loop.target.value if isinstance(loop.target, cst.Name) else ""
+    return target.endswith("_first") and target[: -len("_first")] in steps and \
+        isinstance(loop.iter, cst.Call) and code(loop.iter).endswith(f", {STEPS_PER_DRAW})")

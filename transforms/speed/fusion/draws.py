@@ -1,0 +1,90 @@
+"""Batches a step loop draws in Python from TF1's tutorial MNIST loader (TFM301).
+
+    for _ in range(STEPS):
+        batch_x, batch_y = mnist.train.next_batch(BATCH)
+        train_step(batch_x, batch_y)
+
+`next_batch` moves a cursor and reshuffles with NumPy's global random state at each epoch's end, so
+its batches cannot be computed in the graph. They can be drawn ahead, in the same order: a chunk of
+steps draws its batches first (the same statements, step by step), then runs its steps in one graph
+call fed the stacked batches, then replays the loop's other Python work step by step. That is the
+same program when nothing else in the loop touches what the draws touch: the draws read only
+invariants, the other work reads neither the dataset nor the drawn batches and draws no random
+numbers, and the step (a tf.function) changes no Python value. The loader's `next_batch` always
+returns `batch_size` rows (TFM601 writes that loader into the file; TF1's behaved the same), so the
+batches of a chunk stack into one array.
+
+One difference remains, stated in the finding: should drawing a batch raise (an interrupt, a failing
+data set), the steps drawn before it in its chunk have not run, where the loop had run them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from transforms.speed.fusion.body import bound_count
+from transforms.speed.fusion.scan import calls_in, names_read
+
+SPLITS = frozenset({"train", "validation", "test"})
+STEPS_PER_DRAW = 100  # steps whose batches are drawn, stacked and run per call: 31 MB of MNIST at 100 a batch
+
+
+@dataclass(frozen=True)
+class Draw:
+    statement: cst.SimpleStatementLine
+    names: tuple[str, ...]  # the names it binds, in order (`_` included)
+    dataset: str  # the name bound to the loader's result
+
+
+def batch_draw(statement: cst.BaseStatement, datasets: frozenset[str]) -> Draw | None:
+    """`x, y = data.train.next_batch(n)` (or `batch = ...`) on a name of `datasets`, with `n` passed
+    positionally alone; None for anything else."""
+    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+        else None
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Call)):
+        return None
+    call, names = small.value, _target_names(small.targets[0].target)
+    func = call.func
+    split = func.value if isinstance(func, cst.Attribute) and func.attr.value == "next_batch" else None
+    if not (names and isinstance(split, cst.Attribute) and split.attr.value in SPLITS
+            and isinstance(split.value, cst.Name) and split.value.value in datasets):
+        return None
+    if len(call.args) != 1 or call.args[0].keyword or call.args[0].star or calls_in(call.args[0].value):
+        return None
+    return Draw(statement, names, split.value.value)
+
+
+def draws_problem(draws: list[Draw], body: list[cst.BaseStatement], work: list[cst.BaseStatement],
+                  fed: set[str], bound: set[str], random_calls) -> str | None:
+    """Why the loop's batches cannot be drawn ahead of its steps, or None. `work`: the Python work
+    replayed after the steps; `fed`: names the step calls read; `bound`: names the loop body binds;
+    `random_calls(statements)`: the first call in them that may draw random numbers, or None."""
+    drawn = [name for draw in draws for name in draw.names]
+    if any(bound_count(body, name) != 1 for name in drawn):
+        return "a batch it draws is bound more than once in the loop body"
+    for draw in draws:
+        changing = sorted(set(names_read(draw.statement.body[0].value)) & bound)
+        if changing:
+            return f"the batch size `{changing[0]}` changes in the loop"
+    unfed = sorted(name for name in drawn if name != "_" and name not in fed)
+    if unfed:
+        return f"the drawn `{unfed[0]}` is not fed to the step"
+    read = {name for statement in work for name in names_read(statement)}
+    touched = sorted(read & {*drawn, *(draw.dataset for draw in draws)} - {"_"})
+    if touched:
+        return f"the loop's other work reads `{touched[0]}`, which the batches drawn ahead would change"
+    call = random_calls(work)
+    if call is not None:
+        return (f"the loop's other work calls `{cst.Module([]).code_for_node(call.func)}`, which may draw "
+                "random numbers between the batches")
+    return None
+
+
+def _target_names(target: cst.BaseExpression) -> tuple[str, ...]:
+    if isinstance(target, cst.Name):
+        return (target.value,)
+    if isinstance(target, (cst.Tuple, cst.List)) and target.elements and \
+            all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements):
+        return tuple(e.value.value for e in target.elements)
+    return ()
