@@ -89,3 +89,25 @@ def test_two_instances_give_the_legacy_variables_and_values(tmp_path: Path) -> N
     differing = {key: (legacy_results[key], new_results[key]) for key in legacy_results
                  if not close(legacy_results[key], new_results[key])}
     assert not differing
+
+
+def test_node_origins_hold_their_nodes_and_answer_only_for_the_same_node():
+    """A rebuilt node dropped by a later rewrite must not be freed while mapped: a node made afterwards
+    could take its id and be given its origin (a finding would then point at an unrelated line)."""
+    import gc
+
+    import libcst as cst
+
+    from transforms.common.syntax import NodeOrigins
+
+    origins, original = NodeOrigins(), cst.parse_expression("a + b")
+    rebuilt = cst.parse_expression("a - b")
+    key = id(rebuilt)
+    origins.add(rebuilt, original)
+    del rebuilt
+    gc.collect()
+    (kept, origin), = origins.pairs()
+    assert id(kept) == key and origin is original and origins.origin(kept) is original
+    other = cst.parse_expression("a - b")
+    assert origins.origin(other) is None and origins.origin(other, other) is other
+    assert origins.merged(NodeOrigins()).origin(kept) is original

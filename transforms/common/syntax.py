@@ -258,6 +258,33 @@ def load_names(node: cst.CSTNode, parameters: bool = False) -> Iterator[cst.Name
             yield child
 
 
+class NodeOrigins:
+    """The node of the file as written that each rebuilt node stands for, by the rebuilt node's
+    identity. The rebuilt nodes are held here: one dropped by a later rewrite is then never freed, so
+    no node made afterwards can take its id and be mistaken for it."""
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[cst.CSTNode, cst.CSTNode]] = {}
+
+    def add(self, node: cst.CSTNode, origin: cst.CSTNode) -> None:
+        self._entries[id(node)] = (node, origin)
+
+    def origin(self, node: cst.CSTNode, default: cst.CSTNode | None = None) -> cst.CSTNode | None:
+        entry = self._entries.get(id(node))
+        return entry[1] if entry is not None and entry[0] is node else default
+
+    def pairs(self) -> list[tuple[cst.CSTNode, cst.CSTNode]]:
+        """(rebuilt node, origin) of every entry."""
+        return list(self._entries.values())
+
+    def merged(self, *others: NodeOrigins) -> NodeOrigins:
+        """These origins and `others`' (theirs winning for a node in several)."""
+        merged = NodeOrigins()
+        for origins in (self, *others):
+            merged._entries.update(origins._entries)
+        return merged
+
+
 class NodeReplacer(cst.CSTTransformer):
     """Replace nodes (found by identity in the original tree) by what a function makes of their updated
     version; a function may return a FlattenSentinel or RemovalSentinel where libcst allows them."""

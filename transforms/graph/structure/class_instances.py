@@ -27,17 +27,17 @@ import libcst as cst
 from transforms.graph.structure.class_checks import GraphClass, alias_of, aliases_local
 from transforms.graph.structure.inline import _TrackingReplacer
 from transforms.graph.sessions.session_helpers import bound_argument, owner_of, plain_parameters
-from transforms.common.syntax import Refusal, code, expr, is_literal, is_target, load_names, statement, walk
+from transforms.common.syntax import NodeOrigins, Refusal, code, expr, is_literal, is_target, load_names, statement, walk
 
 
-def instance_copies(resolver, graph_class: GraphClass) -> tuple[dict, dict[int, cst.CSTNode]]:
+def instance_copies(resolver, graph_class: GraphClass) -> tuple[dict, NodeOrigins]:
     """Replacements (by id of original nodes) writing out one copy of `__init__` per instance, and
-    the origins of the copied nodes (id of copy -> the `__init__` node it copies)."""
+    the origins of the copied nodes (each copied node -> the `__init__` node it copies)."""
     _check_instances(resolver, graph_class)
     names = {instance.value: _prefixed_names(resolver, graph_class, instance.value)
              for _, instance in graph_class.instances}
     _check_names(resolver, graph_class, names)
-    origins: dict[int, cst.CSTNode] = {}
+    origins = NodeOrigins()
     replacements = {id(graph_class.node): lambda _: cst.RemovalSentinel.REMOVE}
     for line, instance in graph_class.instances:
         body = _copy(resolver, graph_class, line, names[instance.value], origins)
@@ -116,7 +116,7 @@ def _check_names(resolver, graph_class: GraphClass, names: dict[str, dict[str, s
 
 
 def _copy(resolver, graph_class: GraphClass, line: cst.SimpleStatementLine, renames: dict[str, str],
-          origins: dict) -> list[cst.BaseStatement]:
+          origins: NodeOrigins) -> list[cst.BaseStatement]:
     """`__init__`'s body for one instance: its parameters bound to the call's arguments, then its
     statements with the instance's names (an alias line `self.x = x` goes). A parameter given a
     string literal that `__init__` never rebinds is that literal (scope names must be literals)."""
@@ -159,7 +159,7 @@ def _with_self(call: cst.Call) -> cst.Call:
 
 
 def _renamed(graph_class: GraphClass, original: cst.BaseStatement, renames: dict[str, str],
-             origins: dict) -> cst.BaseStatement:
+             origins: NodeOrigins) -> cst.BaseStatement:
     """A fresh copy of an `__init__` statement with the instance's names, its nodes traced back to it."""
     self_name = graph_class.init.params.params[0].name.value
     copy = original.deep_clone()
@@ -173,9 +173,9 @@ def _renamed(graph_class: GraphClass, original: cst.BaseStatement, renames: dict
             replacements[id(attribute)] = lambda _, new=renames[f"self.{attribute.attr.value}"]: cst.Name(new)
     replacer = _TrackingReplacer(replacements)
     result = copy.visit(replacer)
-    # Keyed by the ids of `result`'s nodes, which the module keeps alive; `copy` itself is garbage
-    # once rebuilt, and an id of its nodes could later name an unrelated node.
-    origins.update({new: traced.get(id(old), old) for new, old in replacer.origins.items()})
+    # `copy`'s nodes are alive here, so `traced` still names them; `copy` is garbage once rebuilt.
+    for new, old in replacer.origins.pairs():
+        origins.add(new, traced.get(id(old), old))
     return result
 
 

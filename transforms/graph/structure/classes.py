@@ -49,7 +49,7 @@ from transforms.graph.structure.class_instances import instance_copies
 from transforms.graph.structure.inline import _TrackingReplacer, inlined_program
 from transforms.graph._pipeline import GraphProgram
 from transforms.graph.analysis.resolver import GraphResolver
-from transforms.common.syntax import Refusal, is_target, load_names, statement
+from transforms.common.syntax import NodeOrigins, Refusal, is_target, load_names, statement
 
 
 def class_program(transform, module: cst.Module) -> _ClassProgram | None:
@@ -67,12 +67,12 @@ def class_program(transform, module: cst.Module) -> _ClassProgram | None:
     for method in converted_functions(graph_class).values():
         replacements.update(_method_replacements(resolver, graph_class, method))
     replacements.update(_instance_replacements(resolver, graph_class))
-    functions: dict[int, cst.CSTNode] = {}  # id(new function) -> the method it was
+    functions = NodeOrigins()  # new function -> the method it was
     replacements[id(graph_class.node)] = lambda updated: cst.FlattenSentinel(
         _as_functions(graph_class.node, updated, graph_class.feeds, functions))
     replacer = _TrackingReplacer(replacements)
     rewritten = module.visit(replacer)
-    return _ClassProgram(transform, rewritten, {**replacer.origins, **functions}, graph_class.line)
+    return _ClassProgram(transform, rewritten, replacer.origins.merged(functions), graph_class.line)
 
 
 def _instances_program(transform, module: cst.Module, resolver, graph_class: GraphClass) -> _ClassProgram:
@@ -80,19 +80,19 @@ def _instances_program(transform, module: cst.Module, resolver, graph_class: Gra
     replacements, copied = instance_copies(resolver, graph_class)
     replacer = _TrackingReplacer(replacements)
     rewritten = module.visit(replacer)
-    return _ClassProgram(transform, rewritten, {**replacer.origins, **copied}, graph_class.line)
+    return _ClassProgram(transform, rewritten, replacer.origins.merged(copied), graph_class.line)
 
 
 class _ClassProgram:
     """Converts the rewritten module; findings and run sites point back into the file as written."""
 
-    def __init__(self, transform, module: cst.Module, origins: dict[int, cst.CSTNode], fallback: cst.CSTNode):
+    def __init__(self, transform, module: cst.Module, origins: NodeOrigins, fallback: cst.CSTNode):
         self.transform, self.module, self.origins, self.fallback = transform, module, origins, fallback
 
     def original(self, node: cst.CSTNode | None) -> cst.CSTNode | None:
         if node is None:
             return None
-        node = self.origins.get(id(node), node)
+        node = self.origins.origin(node, node)
         return node if self.transform.get_metadata(PositionProvider, node, None) is not None else self.fallback
 
     def convert(self) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
@@ -206,7 +206,7 @@ def _check_method_names(resolver, graph_class: GraphClass) -> None:
                                         f"already uses {', '.join(clash)}")
 
 
-def _as_functions(original: cst.ClassDef, updated: cst.ClassDef, feeds: set[str], origins: dict) -> list:
+def _as_functions(original: cst.ClassDef, updated: cst.ClassDef, feeds: set[str], origins: NodeOrigins) -> list:
     """The class's methods as module-level functions (__init__ named as the class)."""
     kept = [isinstance(m, cst.FunctionDef) and m.name.value not in feeds for m in original.body.body]
     methods = [member for member, keep in zip(original.body.body, kept) if keep]
@@ -216,5 +216,5 @@ def _as_functions(original: cst.ClassDef, updated: cst.ClassDef, feeds: set[str]
         comments = [line for line in function.leading_lines if line.comment]
         spacing = list(original.leading_lines) if index == 0 else [cst.EmptyLine(indent=False)] * 2
         result.append(function.with_changes(leading_lines=[*spacing, *comments]))
-        origins[id(result[-1])] = method
+        origins.add(result[-1], method)
     return result

@@ -17,7 +17,7 @@ from transforms.graph.sessions.session_helpers import SessionHelper, bound_argum
 from transforms.graph.sessions.sessions import find_sessions
 from transforms.graph.structure.summary_helpers import (find_summary_helpers, summary_helper_replacements,
                                                          taken_names)
-from transforms.common.syntax import NodeReplacer, Refusal, load_names, walk
+from transforms.common.syntax import NodeOrigins, NodeReplacer, Refusal, load_names, walk
 
 
 class _TrackingReplacer(NodeReplacer):
@@ -25,7 +25,7 @@ class _TrackingReplacer(NodeReplacer):
 
     def __init__(self, replacements: dict) -> None:
         super().__init__(replacements)
-        self.origins: dict[int, cst.CSTNode] = {}
+        self.origins = NodeOrigins()
         self.results: dict[int, cst.CSTNode] = {}
 
     def on_leave(self, original_node, updated_node):  # type: ignore[override]
@@ -33,12 +33,12 @@ class _TrackingReplacer(NodeReplacer):
         if isinstance(result, cst.CSTNode):
             self.results[id(original_node)] = result
             if result is not original_node:
-                self.origins[id(result)] = original_node
+                self.origins.add(result, original_node)
         return result
 
 
 class InlinedProgram:
-    def __init__(self, transform, module: cst.Module, origins: dict[int, cst.CSTNode], fallback: cst.CSTNode):
+    def __init__(self, transform, module: cst.Module, origins: NodeOrigins, fallback: cst.CSTNode):
         self.transform = transform
         self.module = module
         self.origins = origins
@@ -48,7 +48,7 @@ class InlinedProgram:
         """The node of the file as written that `node` stands for (a line near it if it is new)."""
         if node is None:
             return None
-        node = self.origins.get(id(node), node)
+        node = self.origins.origin(node, node)
         known = self.transform.get_metadata(PositionProvider, node, None) is not None
         return node if known else self.fallback
 
@@ -141,7 +141,7 @@ def _move(resolver, module: cst.Module, helper: SessionHelper, replacer: _Tracki
                 replacer.results[id(first_calls[0])] = statement  # where a helper first called there too goes
         body.append(statement)
     new_caller = caller.with_changes(body=caller.body.with_changes(body=body))
-    replacer.origins[id(new_caller)] = helper.caller
+    replacer.origins.add(new_caller, helper.caller)
     replacer.results[id(helper.caller)] = new_caller  # where the next helper that moves goes
     statements = [new_caller if s is caller else s for s in module.body if s is not rewritten]
     return module.with_changes(body=statements)

@@ -168,32 +168,23 @@ def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
         if any(facts.call_problem(call) for call in calls if callee_name(call) not in facts.steps):
             opaque |= names_bound([node])
     facts.opaque = frozenset(opaque - facts.state)
-    facts.read_only_layers = _read_only_layers(assignments, tf_names)
-    facts.numpy_objects = _numpy_objects(assignments, qualified) - facts.state
-    facts.datasets = _bound_once_to(assignments, lambda value: isinstance(value, cst.Call) and bool(
-        tf_names(value.func) & LOADERS))
+    once = _bound_once(assignments)
+    facts.read_only_layers = frozenset(name for name, value in once.items() if _read_only_layer(value, tf_names))
+    facts.numpy_objects = frozenset(name for name, value in once.items() if isinstance(value, cst.Call) and any(
+        q.startswith("numpy.") for q in qualified(value.func))) - facts.state  # `np.random.RandomState(0)`
+    facts.datasets = frozenset(name for name, value in once.items()
+                               if isinstance(value, cst.Call) and tf_names(value.func) & LOADERS)
     return facts
 
 
-def _numpy_objects(assignments: list[cst.Assign], qualified) -> frozenset[str]:
-    """Names bound exactly once in the module, to the result of a NumPy call (`np.random.RandomState(0)`)."""
-    return _bound_once_to(assignments, lambda value: isinstance(value, cst.Call) and any(
-        name.startswith("numpy.") for name in qualified(value.func)))
-
-
-def _read_only_layers(assignments: list[cst.Assign], tf_names) -> frozenset[str]:
-    """Names bound exactly once in the module, to a read-only Keras layer (see READ_ONLY_LAYERS)."""
-    return _bound_once_to(assignments, lambda value: _read_only_layer(value, tf_names))
-
-
-def _bound_once_to(assignments: list[cst.Assign], holds) -> frozenset[str]:
-    """Names the module binds exactly once, by a plain `name = value` for which `holds(value)`."""
-    kinds: dict[str, list[bool]] = {}
+def _bound_once(assignments: list[cst.Assign]) -> dict[str, cst.BaseExpression]:
+    """The names the module binds exactly once, by a plain `name = value`, with their values."""
+    found: dict[str, cst.BaseExpression | None] = {}
     for node in assignments:
         single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
         for name in names_bound([node]):
-            kinds.setdefault(name, []).append(single and holds(node.value))
-    return frozenset(name for name, found in kinds.items() if found == [True])
+            found[name] = node.value if single and name not in found else None
+    return {name: value for name, value in found.items() if value is not None}
 
 
 def _read_only_layer(node: cst.BaseExpression, tf_names) -> bool:
