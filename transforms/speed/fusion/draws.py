@@ -56,22 +56,19 @@ def batch_draw(statement: cst.BaseStatement, datasets: frozenset[str]) -> Draw |
 
 
 def draws_problem(draws: list[Draw], body: list[cst.BaseStatement], work: list[cst.BaseStatement],
-                  fed: set[str], bound: set[str], random_calls) -> str | None:
+                  changing: set[str], random_calls) -> str | None:
     """Why the loop's batches cannot be drawn ahead of its steps, or None. `work`: the Python work
-    replayed after the steps; `fed`: names the step calls read; `bound`: names the loop body binds;
+    replayed after the steps; `changing`: the loop variable and the other names the loop body binds;
     `random_calls(statements)`: the first call in them that may draw random numbers, or None."""
-    drawn = [name for draw in draws for name in draw.names]
+    drawn = [name for draw in draws for name in draw.names if name != "_"]
     if any(bound_count(body, name) != 1 for name in drawn):
         return "a batch it draws is bound more than once in the loop body"
     for draw in draws:
-        changing = sorted(set(names_read(draw.statement.body[0].value)) & bound)
-        if changing:
-            return f"the batch size `{changing[0]}` changes in the loop"
-    unfed = sorted(name for name in drawn if name != "_" and name not in fed)
-    if unfed:
-        return f"the drawn `{unfed[0]}` is not fed to the step"
+        changed = sorted(set(names_read(draw.statement.body[0].value)) & changing)
+        if changed:
+            return f"the batch size `{changed[0]}` changes in the loop"
     read = {name for statement in work for name in names_read(statement)}
-    touched = sorted(read & {*drawn, *(draw.dataset for draw in draws)} - {"_"})
+    touched = sorted(read & {*drawn, *(draw.dataset for draw in draws)})
     if touched:
         return f"the loop's other work reads `{touched[0]}`, which the batches drawn ahead would change"
     call = random_calls(work)

@@ -33,7 +33,7 @@ from transforms.speed.fusion.body import (
 )
 from transforms.speed.fusion.draws import Draw, batch_draw, draws_problem
 from transforms.speed.fusion.params import loop_params
-from transforms.speed.fusion.scan import callee_name, calls_in, leaving_statement, names_bound, names_read
+from transforms.speed.fusion.scan import callee_name, calls_in, leaving_statement, names_bound
 from transforms.speed.fusion.state import StepFunction
 
 NO_STEP_CALL = "loop body calls no step function"
@@ -58,7 +58,7 @@ class Plan:
     drawn: tuple[Draw, ...] = ()  # `next_batch` statements drawing the batches ahead, a chunk of steps at a time
 
     def drawn_names(self) -> list[str]:
-        """The names the draws bind that the steps are fed, in order."""
+        """The names the draws bind (`_` aside), in order."""
         return [name for draw in self.drawn for name in draw.names if name != "_"]
 
     def step_calls(self) -> list[tuple[StepFunction, cst.Call, int]]:
@@ -131,8 +131,7 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
     problem = next((p for p in problems if p), None) or plain_python_problem(
         python_work, state | (opaque - bound), call_problem, logs) or fed_arrays_problem(python_work, fed)
     if not problem and draws:
-        stepped = {name for c in calls for name in names_read(c)}
-        problem = draws_problem(draws, body, python_work, stepped, bound - drawn, random_call)
+        problem = draws_problem(draws, body, python_work, (bound - drawn) | {loop_var}, random_call)
     if problem:
         return problem
     params = ()
