@@ -32,7 +32,7 @@ from transforms.speed.fusion.body import (
     scheduled_values,
 )
 from transforms.speed.fusion.draws import Draw, batch_draw, draws_problem
-from transforms.speed.fusion.params import loop_params
+from transforms.speed.fusion.params import loop_params, values_name
 from transforms.speed.fusion.scan import callee_name, calls_in, leaving_statement, names_bound
 from transforms.speed.fusion.state import StepFunction
 
@@ -149,6 +149,8 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
     if clash:
         return f"`{clash[0]}` is fed to the step and also indexes its batches"
     params += tuple((name, cst.parse_expression(INDEX_SPEC)) for name in indices)
+    if draws and not {values_name(name) for name in drawn} & {name for name, _ in params}:
+        return "loop draws batches with `next_batch` but feeds none of them to the step"
     return Plan(step, call, index, tuple(copied), tuple(scheduled.items()), params,
                 checker.facts.uses_loop_var or bool(scheduled), tuple(evaluations), tuple(run_once), indices, more,
                 drawn=tuple(draws))
