@@ -310,21 +310,26 @@ def rows_binding(plan: Plan, tf: str) -> str:
         plan, lambda j, key, ta: f"{tf}.unstack({outputs}{output_at(j)}{key})")
 
 
-def replay_loop(plan: Plan, loop: cst.For, unused: frozenset[str] = frozenset()) -> cst.For | None:
-    """The original loop with the step call replaced by its stacked outputs' row (None if empty).
-    Index statements the graph loop computed whose names are in `unused` (read nowhere outside the
-    loop) are left out when nothing left in the loop reads them."""
-    simple = len(loop.iter.args) == 1 and loop.target.value != "_"
-    row = loop.target.value if simple else REPLAY_INDEX
-    body = list(loop.body.body)
+def body_with_rows(plan: Plan, loop: cst.For, row: str) -> list[cst.BaseStatement | None]:
+    """The loop's body with each step call replaced by row `row` of its stacked outputs; None in
+    place of a call made as a statement of its own, whose outputs nothing reads."""
+    body: list[cst.BaseStatement | None] = list(loop.body.body)
     for j, part, _, index, base, _ in step_parts(plan):
         statement = body[index]
         if isinstance(statement.body[0], cst.Expr):
             body[index] = None
             continue
         value = structure(plan, lambda key, ta: f"{rows_name(plan.step.name)}{output_at(j)}{key}[{row}]", part, base)
-        assign = statement.body[0].with_changes(value=cst.parse_expression(value))
-        body[index] = statement.with_changes(body=[assign])
+        body[index] = statement.with_changes(body=[statement.body[0].with_changes(value=cst.parse_expression(value))])
+    return body
+
+
+def replay_loop(plan: Plan, loop: cst.For, unused: frozenset[str] = frozenset()) -> cst.For | None:
+    """The original loop with the step call replaced by its stacked outputs' row (None if empty).
+    Index statements the graph loop computed whose names are in `unused` (read nowhere outside the
+    loop) are left out when nothing left in the loop reads them."""
+    simple = len(loop.iter.args) == 1 and loop.target.value != "_"
+    body = body_with_rows(plan, loop, loop.target.value if simple else REPLAY_INDEX)
     body = [s for s in body if s is not None and s not in plan.run_once]  # they ran once, before the steps
     while True:
         idle = [s for s in body if s in plan.copied and set(assigned_names(s)) <= unused
@@ -493,15 +498,7 @@ def _chunk_with_replay(plan: Plan, loop: cst.For, stop: str) -> list[cst.BaseSta
                                   f"{outputs_name(plan.step.name)} = {call}") + "\n")]
     if reads_rows(plan, loop):
         lines.append(cst.parse_statement(rows_binding(plan, "tf") + "\n"))
-    body = list(loop.body.body)
-    statement = body[plan.call_index]
-    if isinstance(statement.body[0], cst.Expr):
-        body[plan.call_index] = None
-    else:
-        value = structure(plan, lambda key, ta: f"{rows_name(plan.step.name)}{key}[{variable} - {start}]") \
-            if plan.step.outputs.kind != "none" else "None"
-        body[plan.call_index] = statement.with_changes(body=[statement.body[0].with_changes(
-            value=cst.parse_expression(value))])
+    body = body_with_rows(plan, loop, f"{variable} - {start}")
     body = [s for s in body if s is not None and s not in plan.run_once and s not in plan.evaluations]
     replay = loop.with_changes(body=loop.body.with_changes(body=body), leading_lines=[],
                                iter=cst.parse_expression(f"range({start}, {stop})"))

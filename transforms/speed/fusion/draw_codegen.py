@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from transforms.speed.fusion.codegen import (chunk_start_name, chunk_stop_name, code, reads_rows, rows_binding,
-                                            output_at, step_count, step_parts, structure)
+from transforms.speed.fusion.codegen import (body_with_rows, chunk_start_name, chunk_stop_name, code, reads_rows,
+                                            rows_binding, step_count)
 from transforms.speed.fusion.draws import STEPS_PER_DRAW
-from transforms.speed.fusion.names import loop_function_name, outputs_name, rows_name
+from transforms.speed.fusion.names import loop_function_name, outputs_name
 from transforms.speed.fusion.params import values_name
 from transforms.speed.fusion.plan import Plan
 
@@ -103,15 +103,7 @@ def _steps_and_replay(plan: Plan, loop: cst.For, stop: str, np: str) -> list[cst
     lines = [cst.parse_statement((f"{outputs_name(plan.step.name)} = {call}" if rows else call) + "\n")]
     if rows:
         lines.append(cst.parse_statement(rows_binding(plan, "tf") + "\n"))
-    body = list(loop.body.body)
-    for j, part, _, index, base, _ in step_parts(plan):
-        statement = body[index]
-        if isinstance(statement.body[0], cst.Expr):
-            body[index] = None
-            continue
-        value = structure(plan, lambda key, ta: f"{rows_name(plan.step.name)}{output_at(j)}{key}[{variable} - {first}]",
-                          part, base)
-        body[index] = statement.with_changes(body=[statement.body[0].with_changes(value=cst.parse_expression(value))])
+    body = body_with_rows(plan, loop, f"{variable} - {first}")
     drawn = [draw.statement for draw in plan.drawn]
     body = [s for s in body if s is not None and s not in [*plan.run_once, *drawn, *plan.evaluations]]
     if not body:
