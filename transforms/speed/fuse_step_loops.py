@@ -288,10 +288,11 @@ class FuseStepLoops(TFTransform):
         return None
 
     def _drawn_problem(self, plan: Plan, loop: cst.For) -> str | None:
-        """Drawn a chunk at a time, the steps are counted from 0 (`range(<n>)`), and replaying the
-        loop's other work needs a name for the step."""
-        if len(loop.iter.args) != 1:
-            return "loop drawing its batches with `next_batch` does not run over `range(<n>)`"
+        """Drawn a chunk at a time, the steps are numbered by the loop's own values: `range(<n>)`, or
+        `range(<a>, <b>)` when the graph loop needs no step number (the step reads neither the loop
+        variable nor a per-step schedule). Replaying the loop's other work needs a name for the step."""
+        if len(loop.iter.args) > 2 or (len(loop.iter.args) == 2 and plan.uses_loop_var):
+            return "loop drawing its batches with `next_batch` does not run over `range(<n>)` or `range(<a>, <b>)`"
         if loop.target.value == "_" and (plan.evaluations or replays_drawn_work(plan, loop)):
             return "loop drawing its batches with `next_batch` has other work but no name for its step"
         return None

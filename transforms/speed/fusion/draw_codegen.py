@@ -23,7 +23,7 @@ from __future__ import annotations
 import libcst as cst
 
 from transforms.speed.fusion.codegen import (body_with_rows, chunk_start_name, chunk_stop_name, code, reads_rows,
-                                            rows_binding, step_count)
+                                            rows_binding)
 from transforms.speed.fusion.draws import STEPS_PER_DRAW
 from transforms.speed.fusion.names import loop_function_name, outputs_name
 from transforms.speed.fusion.params import values_name
@@ -33,11 +33,12 @@ from transforms.speed.fusion.plan import Plan
 def drawn_chunks(plan: Plan, loop: cst.For, np: str) -> cst.For:
     """The loop as chunks of at most STEPS_PER_DRAW steps (see the module's docstring); `np`: how the
     module spells NumPy."""
-    first, stop, count = chunk_start_name(plan), chunk_stop_name(plan), step_count(loop)
+    first, stop = chunk_start_name(plan), chunk_stop_name(plan)
+    start, end = _bounds(loop)
     stacked = _stacked(plan)
     lists = [values_name(name) for name in stacked]
     header = [
-        f"{stop} = min({first} + {STEPS_PER_DRAW}, {count})\n",
+        f"{stop} = min({first} + {STEPS_PER_DRAW}, {end})\n",
         f"{', '.join(lists)} = {', '.join('[]' for _ in lists)}\n",
     ]
     appends = [cst.parse_statement(f"{values_name(name)}.append({name})\n") for name in stacked]
@@ -45,7 +46,7 @@ def drawn_chunks(plan: Plan, loop: cst.For, np: str) -> cst.For:
     draw_loop = loop.with_changes(body=loop.body.with_changes(body=[*draws, *appends]), leading_lines=[],
                                   iter=cst.parse_expression(f"range({first}, {stop})"))
     body = [*(cst.parse_statement(line) for line in header), draw_loop, *_steps_and_replay(plan, loop, stop, np)]
-    chunks = cst.parse_statement(f"for {first} in range(0, {count}, {STEPS_PER_DRAW}):\n    pass\n")
+    chunks = cst.parse_statement(f"for {first} in range({start}, {end}, {STEPS_PER_DRAW}):\n    pass\n")
     return chunks.with_changes(body=chunks.body.with_changes(body=body))
 
 
@@ -68,13 +69,14 @@ def drawn_chunks_with_evaluation(plan: Plan, loop: cst.For, updated: cst.For, np
             if i % 1000 == 0:
                 print(evaluate(batch_x))
     """
-    first, variable, count = chunk_start_name(plan), code(loop.target), step_count(loop)
+    first, variable = chunk_start_name(plan), code(loop.target)
+    start, end = _bounds(loop)
     lists = [values_name(name) for name in _stacked(plan)]
     empty = f"{', '.join(lists)} = {', '.join('[]' for _ in lists)}\n"
     evaluation = plan.evaluations[0]
     test = code(evaluation.test)
     test = f"({test})" if isinstance(evaluation.test, cst.BooleanOperation) else test
-    flush = cst.parse_statement(f"if {test} or ({variable} + 1) % {STEPS_PER_DRAW} == 0 or {variable} == {count} - 1:\n"
+    flush = cst.parse_statement(f"if {test} or ({variable} + 1) % {STEPS_PER_DRAW} == 0 or {variable} == {end} - 1:\n"
                                 "    pass\n")
     steps = [*_steps_and_replay(plan, loop, f"{variable} + 1", np), cst.parse_statement(f"{first} = {variable} + 1\n"),
              cst.parse_statement(empty)]
@@ -84,7 +86,14 @@ def drawn_chunks_with_evaluation(plan: Plan, loop: cst.For, updated: cst.For, np
     kept = updated.body.body[list(loop.body.body).index(evaluation)]  # nested rewrites kept
     body = [*draws, *appends, flush, kept]
     chunked = loop.with_changes(body=loop.body.with_changes(body=body), leading_lines=[])
-    return [cst.parse_statement(f"{first} = 0\n"), cst.parse_statement(empty), chunked]
+    return [cst.parse_statement(f"{first} = {start}\n"), cst.parse_statement(empty), chunked]
+
+
+def _bounds(loop: cst.For) -> tuple[str, str]:
+    """The first step and the end of `range(<n>)` or `range(<a>, <b>)`: steps are numbered by the
+    loop's own values, in the chunks' bounds, the multi-step calls and the replay."""
+    args = [code(arg.value) for arg in loop.iter.args]
+    return ("0", args[0]) if len(args) == 1 else (args[0], args[1])
 
 
 def _stacked(plan: Plan) -> list[str]:
