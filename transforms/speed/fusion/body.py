@@ -40,7 +40,7 @@ def invariant_bindings(before, loop_var: str, body, state: set[str]) -> list[cst
             else None
         if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Name)):
             continue
-        source, targets = small.value.value, _plain_targets(small.targets[0].target)
+        source, targets = small.value.value, plain_targets(small.targets[0].target)
         if targets and source != loop_var and source not in state and bound_count(body, source) == 0 \
                 and reads[source] == 1 and loop_var not in targets \
                 and all(bound_count(body, name) == 1 for name in targets):
@@ -48,7 +48,7 @@ def invariant_bindings(before, loop_var: str, body, state: set[str]) -> list[cst
     return found
 
 
-def _plain_targets(target: cst.BaseExpression) -> list[str]:
+def plain_targets(target: cst.BaseExpression) -> list[str]:
     """The names an assignment target binds when it is a name or a flat tuple/list of names."""
     if isinstance(target, cst.Name):
         return [target.value]

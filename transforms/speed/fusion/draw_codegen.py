@@ -112,23 +112,29 @@ def _steps_and_replay(plan: Plan, loop: cst.For, stop: str, np: str) -> list[cst
     lines = [cst.parse_statement((f"{outputs_name(plan.step.name)} = {call}" if rows else call) + "\n")]
     if rows:
         lines.append(cst.parse_statement(rows_binding(plan, "tf") + "\n"))
-    body = body_with_rows(plan, loop, f"{variable} - {first}")
-    drawn = [draw.statement for draw in plan.drawn]
-    body = [s for s in body if s is not None and s not in [*plan.run_once, *drawn, *plan.evaluations]]
+    body = _replayed_body(plan, loop, f"{variable} - {first}")
     if not body:
         return lines
-    body[0] = body[0].with_changes(leading_lines=[line for line in body[0].leading_lines if line.comment is not None])
     replay = loop.with_changes(body=loop.body.with_changes(body=body), leading_lines=[],
                                iter=cst.parse_expression(f"range({first}, {stop})"))
     return [*lines, replay]
 
 
+def _replayed_body(plan: Plan, loop: cst.For, row: str) -> list[cst.BaseStatement]:
+    """The loop's Python work replayed after a chunk's steps, their outputs read at row `row`: its
+    body without the draws, the evaluation, the bindings run once and the calls whose outputs
+    nothing reads; no blank lines before it."""
+    drawn = [draw.statement for draw in plan.drawn]
+    body = [s for s in body_with_rows(plan, loop, row)
+            if s is not None and s not in [*plan.run_once, *drawn, *plan.evaluations]]
+    if body:
+        body[0] = body[0].with_changes(leading_lines=[line for line in body[0].leading_lines if line.comment is not None])
+    return body
+
+
 def replays_drawn_work(plan: Plan, loop: cst.For) -> bool:
     """Whether a loop drawing its batches has Python work left to replay after each chunk's steps."""
-    drawn = [draw.statement for draw in plan.drawn]
-    calls = {index for _, _, index in plan.step_calls()}
-    return any(s not in drawn and s not in plan.run_once and not (i in calls and isinstance(s.body[0], cst.Expr))
-               for i, s in enumerate(loop.body.body))
+    return bool(_replayed_body(plan, loop, "0"))
 
 
 def is_drawn_chunks(loop: cst.For, steps) -> bool:

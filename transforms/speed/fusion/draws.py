@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from transforms.speed.fusion.body import bound_count
+from transforms.speed.fusion.body import bound_count, plain_targets
 from transforms.speed.fusion.scan import calls_in, names_read
 
 SPLITS = frozenset({"train", "validation", "test"})
@@ -44,7 +44,7 @@ def batch_draw(statement: cst.BaseStatement, datasets: frozenset[str]) -> Draw |
         else None
     if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Call)):
         return None
-    call, names = small.value, _target_names(small.targets[0].target)
+    call, names = small.value, tuple(plain_targets(small.targets[0].target))
     func = call.func
     split = func.value if isinstance(func, cst.Attribute) and func.attr.value == "next_batch" else None
     if not (names and isinstance(split, cst.Attribute) and split.attr.value in SPLITS
@@ -76,12 +76,3 @@ def draws_problem(draws: list[Draw], body: list[cst.BaseStatement], work: list[c
         return (f"the loop's other work calls `{cst.Module([]).code_for_node(call.func)}`, which may draw "
                 "random numbers between the batches")
     return None
-
-
-def _target_names(target: cst.BaseExpression) -> tuple[str, ...]:
-    if isinstance(target, cst.Name):
-        return (target.value,)
-    if isinstance(target, (cst.Tuple, cst.List)) and target.elements and \
-            all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements):
-        return tuple(e.value.value for e in target.elements)
-    return ()
