@@ -325,6 +325,19 @@ def test_file_whose_parse_alone_is_over_the_memory_budget_is_skipped_before_pars
 
 # -- cheaper checks that change no output -----------------------------------------------------------
 
+def _libcst_visit(node, visitor):
+    """libcst's own visit all the way down (install() makes every child's `visit` the read-only walk)."""
+    from libcst._nodes.base import CSTNode
+
+    from transforms.common.read_only_visit import LIBCST_VISIT
+
+    installed, CSTNode.visit = CSTNode.visit, LIBCST_VISIT
+    try:
+        return node.visit(visitor)
+    finally:
+        CSTNode.visit = installed
+
+
 def test_scan_calls_the_hooks_libcsts_visit_calls_in_the_same_order() -> None:
     import libcst as cst
 
@@ -345,11 +358,23 @@ def test_scan_calls_the_hooks_libcsts_visit_calls_in_the_same_order() -> None:
         def visit_Name(self, node) -> None:
             self.calls.append((node.value, id(node)))
 
+    class Subclass(Recorder):  # hooks found on the base class; one more of its own
+        def visit_Attribute(self, node) -> bool:
+            self.calls.append(("visit_Attribute", id(node)))
+            return False
+
+    class OwnDispatch(Recorder):  # an on_visit of its own: asked for every node
+        def on_visit(self, node) -> bool:
+            self.calls.append((type(node).__name__, id(node)))
+            return super().on_visit(node)
+
     module = cst.parse_module("a.b(c, skip(d))\nx = f(g.h)\nclass K:\n    def m(self):\n        return [y for y in z]\n")
-    visited, scanned = Recorder(), Recorder()
-    module.visit(visited)
-    scan(module, scanned)
-    assert scanned.calls == visited.calls and ("d", id(module)) not in scanned.calls
+    for visitor_class in (Recorder, Subclass, OwnDispatch):
+        visited, scanned = visitor_class(), visitor_class()
+        _libcst_visit(module, visited)
+        scan(module, scanned)
+        assert scanned.calls == visited.calls
+    assert ("d", id(module)) not in scanned.calls
 
 
 def test_code_identifiers_ignore_strings_and_comments() -> None:
@@ -455,7 +480,6 @@ class _EveryHook:
 def test_read_only_visit_calls_every_hook_libcst_calls_and_children_match(path: Path) -> None:
     import libcst as cst
 
-    from transforms.common.read_only_visit import LIBCST_VISIT
     from transforms.common.syntax import children
 
     class Recorder(_EveryHook, cst.CSTVisitor):
@@ -480,7 +504,7 @@ def test_read_only_visit_calls_every_hook_libcst_calls_and_children_match(path: 
     for visitor_class in (Recorder, NodeHooks):
         ours, libcsts = visitor_class(), visitor_class()
         assert module.visit(ours) is module
-        assert LIBCST_VISIT(module, libcsts) is module
+        assert _libcst_visit(module, libcsts) is module
         assert ours.calls == libcsts.calls
     for node in _all_nodes(module):
         assert [id(child) for child in children(node)] == [id(child) for child in node.children]

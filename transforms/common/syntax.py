@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
+from weakref import WeakKeyDictionary
 from typing import NamedTuple
 
 import libcst as cst
@@ -237,10 +238,48 @@ def scan(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     order, on the same nodes (children come from the same libcst method), without rebuilding and
     re-validating every node as libcst's visit does. Hooks on fields (visit_<Type>_<field>) are not
     called: a visitor passed here has none."""
+    visitor_type = type(visitor)
+    if visitor_type.on_visit is _LIBCST_ON_VISIT and visitor_type.on_leave is _LIBCST_ON_LEAVE:
+        hooks = _HOOKS.get(visitor_type)
+        if hooks is None:
+            hooks = _HOOKS[visitor_type] = {}
+        _scan_typed(node, visitor, hooks)
+    else:
+        _scan(node, visitor)
+
+
+def _scan(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     if visitor.on_visit(node):
         for child in children(node):
-            scan(child, visitor)
+            _scan(child, visitor)
     visitor.on_leave(node)
+
+
+_LIBCST_ON_VISIT, _LIBCST_ON_LEAVE = cst.CSTVisitor.on_visit, cst.CSTVisitor.on_leave
+#: Visitor class -> node type -> its real visit_ and leave_ hooks (None for libcst's do-nothing stubs).
+#: Weak: many visitors are classes made afresh by each call of the function defining them.
+_HOOKS: WeakKeyDictionary[type, dict[type, tuple]] = WeakKeyDictionary()
+
+
+def _scan_typed(node: cst.CSTNode, visitor: cst.CSTVisitor, hooks: dict[type, tuple]) -> None:
+    """`_scan` for a visitor dispatching as CSTVisitor does (`visit_<Type>`, `leave_<Type>` found by
+    name), with each hook looked up once per node type and stubs not called."""
+    node_type = type(node)
+    found = hooks.get(node_type)
+    if found is None:
+        found = hooks[node_type] = (_real_hook(type(visitor), "visit_", node_type),
+                                    _real_hook(type(visitor), "leave_", node_type))
+    visit, leave = found
+    if visit is None or visit(visitor, node) is not False:
+        for child in children(node):
+            _scan_typed(child, visitor, hooks)
+    if leave is not None:
+        leave(visitor, node)
+
+
+def _real_hook(visitor_type: type, prefix: str, node_type: type):
+    function = getattr(visitor_type, prefix + node_type.__name__, None)
+    return None if function is None or getattr(function, "_is_no_op", False) else function
 
 
 def load_names(node: cst.CSTNode, parameters: bool = False) -> Iterator[cst.Name]:
