@@ -9,9 +9,11 @@ Python loop then runs over the stacked outputs, doing the same per-step work wit
 (tensors) in the same order. A loop calling several step functions (a GAN's discriminator step, then
 its generator step) runs them in that order in the graph loop and stacks each one's outputs.
 
-A loop drawing its batches from TF1's tutorial MNIST loader (`mnist.train.next_batch(n)`) runs in
-chunks of steps, each drawing its batches first in Python, then running its steps in one call fed
-their stack (`fusion/draws.py`, `fusion/draw_codegen.py`).
+A loop drawing its batches from TF1's tutorial MNIST loader (`mnist.train.next_batch(n)`), or noise
+from NumPy's random functions (`z = sample_z(n, dim)`, or inline as a step's argument), runs in
+chunks of steps, each drawing its batches first in Python, in the loop's order, then running its
+steps in one call fed their stack (`fusion/draws.py`, `fusion/draw_codegen.py`). Such a loop may call
+several step functions and evaluate after them, or first in each iteration.
 
 A loop that also evaluates at some steps (`if step % 100 == 0:` calling another function, reading
 weights) runs that evaluation in the graph loop too when it is a step function that only reads the
@@ -105,8 +107,7 @@ class FuseStepLoops(TFTransform):
         self.loops[-1].append(node)
         if not self.facts.steps:
             return
-        plan = plan_fusion(node, self.facts.steps, self.facts.state, self.facts.call_problem,
-                           self.facts.opaque, self.facts.logs, self.facts.datasets, self.facts.random_call)
+        plan = plan_fusion(node, self.facts)
         if plan == NO_STEP_CALL or (isinstance(plan, str) and (self._in_graph(node) or self._wraps_step_loop(node))):
             # not a step loop, already a graph loop (a multi-step function's own), or an epoch loop
             # around a step loop: fusing the inner loop is this transform's; the epochs are TFM310's
@@ -194,7 +195,8 @@ class FuseStepLoops(TFTransform):
         generated = {loop_function_name(plan.step.name), outputs_name(plan.step.name), rows_name(plan.step.name),
                      REPLAY_INDEX, chunk_start_name(plan), chunk_stop_name(plan),
                      *(values_name(name) for name, _ in plan.scheduled),
-                     *(values_name(name) for name in plan.drawn_names())}
+                     *(values_name(name) for name in plan.drawn_names()),
+                     *(name for draw in plan.drawn if draw.hoisted for name in draw.names)}
         clash = sorted(generated & self.taken)
         if clash:
             return f"the name `{clash[0]}` it would define is already used"
@@ -292,9 +294,9 @@ class FuseStepLoops(TFTransform):
         `range(<a>, <b>)` when the graph loop needs no step number (the step reads neither the loop
         variable nor a per-step schedule). Replaying the loop's other work needs a name for the step."""
         if len(loop.iter.args) > 2 or (len(loop.iter.args) == 2 and plan.uses_loop_var):
-            return "loop drawing its batches with `next_batch` does not run over `range(<n>)` or `range(<a>, <b>)`"
+            return "loop drawing its batches ahead does not run over `range(<n>)` or `range(<a>, <b>)`"
         if loop.target.value == "_" and (plan.evaluations or replays_drawn_work(plan, loop)):
-            return "loop drawing its batches with `next_batch` has other work but no name for its step"
+            return "loop drawing its batches ahead has other work but no name for its step"
         return None
 
     def _outputs_problem(self, plan: Plan, loop: cst.For) -> str | None:

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from transforms.speed.fusion.codegen import (body_with_rows, chunk_start_name, chunk_stop_name, code, reads_rows,
-                                            rows_binding)
+from transforms.common.syntax import load_names
+from transforms.speed.fusion.codegen import (body_with_rows, chunk_start_name, chunk_stop_name, code,
+                                            evaluates_first, reads_rows, rows_binding)
 from transforms.speed.fusion.draws import STEPS_PER_DRAW
 from transforms.speed.fusion.names import loop_function_name, outputs_name
 from transforms.speed.fusion.params import values_name
@@ -51,11 +52,11 @@ def drawn_chunks(plan: Plan, loop: cst.For, np: str) -> cst.For:
 
 
 def drawn_chunks_with_evaluation(plan: Plan, loop: cst.For, updated: cst.For, np: str) -> list[cst.BaseStatement]:
-    """A loop drawing its batches that evaluates after its step: the loop keeps its draws and its
-    evaluation; the steps drawn so far run, and their Python work is replayed, before each
-    evaluation, after each step numbered a multiple of STEPS_PER_DRAW less one (chunks end where
-    `drawn_chunks`' do) and at the last step. The evaluation then sees the weights, the outputs and
-    the draws (their random state included) as the loop left them.
+    """A loop drawing its batches that evaluates: the loop keeps its draws and its evaluation; the
+    steps drawn so far run, and their Python work is replayed, before each evaluation, after each
+    step numbered a multiple of STEPS_PER_DRAW less one (chunks end where `drawn_chunks`' do) and at
+    the last step. The evaluation then sees the weights, the outputs and the draws (their random
+    state included) as the loop left them.
 
         train_step_first = 0
         batch_x_values = []
@@ -68,25 +69,42 @@ def drawn_chunks_with_evaluation(plan: Plan, loop: cst.For, updated: cst.For, np
                 batch_x_values = []
             if i % 1000 == 0:
                 print(evaluate(batch_x))
+
+    An evaluation that comes first in the loop (before the draws) stays first; the steps drawn so far
+    then run at the end of the step before it, where its test holds for the next step number:
+    `if (i + 1) % 100 == 0 or i == STEPS - 1 or (i + 1) % 1000 == 0:`.
     """
     first, variable = chunk_start_name(plan), code(loop.target)
     start, end = _bounds(loop)
     lists = [values_name(name) for name in _stacked(plan)]
     empty = f"{', '.join(lists)} = {', '.join('[]' for _ in lists)}\n"
     evaluation = plan.evaluations[0]
-    test = code(evaluation.test)
-    test = f"({test})" if isinstance(evaluation.test, cst.BooleanOperation) else test
-    flush = cst.parse_statement(f"if {test} or ({variable} + 1) % {STEPS_PER_DRAW} == 0 or {variable} == {end} - 1:\n"
-                                "    pass\n")
+    ahead = evaluates_first(plan, loop)
+    test = _read_at_next_step(evaluation.test, variable) if ahead else evaluation.test
+    test = f"({code(test)})" if isinstance(test, cst.BooleanOperation) else code(test)
+    chunk_ends = f"({variable} + 1) % {STEPS_PER_DRAW} == 0 or {variable} == {end} - 1"
+    condition = f"{chunk_ends} or {test}" if ahead else f"{test} or {chunk_ends}"
+    flush = cst.parse_statement(f"if {condition}:\n    pass\n")
     steps = [*_steps_and_replay(plan, loop, f"{variable} + 1", np), cst.parse_statement(f"{first} = {variable} + 1\n"),
              cst.parse_statement(empty)]
     flush = flush.with_changes(body=flush.body.with_changes(body=steps))
     draws = [draw.statement for draw in plan.drawn]
     appends = [cst.parse_statement(f"{values_name(name)}.append({name})\n") for name in _stacked(plan)]
     kept = updated.body.body[list(loop.body.body).index(evaluation)]  # nested rewrites kept
-    body = [*draws, *appends, flush, kept]
+    body = [kept, *draws, *appends, flush] if ahead else [*draws, *appends, flush, kept]
     chunked = loop.with_changes(body=loop.body.with_changes(body=body), leading_lines=[])
     return [cst.parse_statement(f"{first} = {start}\n"), cst.parse_statement(empty), chunked]
+
+
+def _read_at_next_step(test: cst.BaseExpression, variable: str) -> cst.BaseExpression:
+    """`test` (on the loop variable and invariants) as it reads for the next step number."""
+    targets = {id(name) for name in load_names(test) if name.value == variable}
+
+    class NextStep(cst.CSTTransformer):
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+            return cst.parse_expression(f"({variable} + 1)") if id(original) in targets else updated
+
+    return test.visit(NextStep())
 
 
 def _bounds(loop: cst.For) -> tuple[str, str]:

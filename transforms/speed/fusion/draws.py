@@ -1,8 +1,10 @@
-"""Batches a step loop draws in Python from TF1's tutorial MNIST loader (TFM301).
+"""Batches a step loop draws in Python from TF1's tutorial MNIST loader, and noise it draws from
+NumPy's random functions (TFM301).
 
     for _ in range(STEPS):
         batch_x, batch_y = mnist.train.next_batch(BATCH)
-        train_step(batch_x, batch_y)
+        z = sample_z(BATCH, NOISE)  # returns np.random.uniform(-1., 1., size=[m, n])
+        train_step(batch_x, batch_y, z)
 
 `next_batch` moves a cursor and reshuffles with NumPy's global random state at each epoch's end, so
 its batches cannot be computed in the graph. They can be drawn ahead, in the same order: a chunk of
@@ -11,14 +13,16 @@ call fed the stacked batches, then replays the loop's other Python work step by 
 same program when nothing else in the loop touches what the draws touch: the draws read only
 invariants, the other work reads neither the dataset nor the drawn batches and draws no random
 numbers, and the step (a tf.function) changes no Python value. The loader's `next_batch` always
-returns `batch_size` rows (TFM601 writes that loader into the file; TF1's behaved the same), so the
-batches of a chunk stack into one array.
+returns `batch_size` rows (TFM601 writes that loader into the file; TF1's behaved the same), and the
+shape of what a NumPy distribution returns depends on its arguments alone, so the draws of a chunk
+stack into one array each.
 
 One difference remains, stated in the finding: should drawing a batch raise (an interrupt, a failing
 data set), the steps drawn before it in its chunk have not run, where the loop had run them.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import libcst as cst
@@ -34,7 +38,8 @@ STEPS_PER_DRAW = 100  # steps whose batches are drawn, stacked and run per call:
 class Draw:
     statement: cst.SimpleStatementLine
     names: tuple[str, ...]  # the names it binds, in order (`_` included)
-    dataset: str  # the name bound to the loader's result
+    dataset: str | None  # the name bound to the loader's result; None for NumPy random numbers
+    hoisted: bool = False  # an argument of a step call (`step(x, sample_z(n, dim))`), given a name of its own
 
 
 def batch_draw(statement: cst.BaseStatement, datasets: frozenset[str]) -> Draw | None:
@@ -55,20 +60,62 @@ def batch_draw(statement: cst.BaseStatement, datasets: frozenset[str]) -> Draw |
     return Draw(statement, names, split.value.value)
 
 
+def random_draw(statement: cst.BaseStatement, fixed_shape_draw) -> Draw | None:
+    """`z = sample_z(BATCH, DIM)`: one name bound to NumPy random numbers whose shape the call's
+    arguments fix (`fixed_shape_draw(call)`), so that a chunk's draws stack; or such a call as a
+    statement (numbers drawn and thrown away, as TFM201 keeps a value fed to nothing). None for
+    anything else."""
+    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
+        else None
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and fixed_shape_draw(small.value):
+        return Draw(statement, (), None)
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
+            and isinstance(small.value, cst.Call) and fixed_shape_draw(small.value)):
+        return None
+    return Draw(statement, (small.targets[0].target.value,), None)
+
+
+def hoisted_draws(calls, fixed_shape_draw) -> tuple[list[cst.Call], list[list[Draw]]]:
+    """Arguments of the step calls drawing NumPy random numbers of a fixed shape (`fixed_shape_draw`),
+    each given a name of its own (`<parameter>_drawn`) by a draw statement: the calls reading those
+    names instead, and each call's draws, in the order Python evaluated its arguments. `calls`:
+    (call, step function) of each step call, in body order."""
+    rewritten, draws, used = [], [], Counter()
+    for call, step in calls:
+        args, draws_of_call = [], []
+        draws.append(draws_of_call)
+        for position, arg in enumerate(call.args):
+            slot = step.params.index(arg.keyword.value) if arg.keyword and arg.keyword.value in step.params \
+                else None if arg.keyword else position
+            if isinstance(arg.value, cst.Call) and not arg.star and slot is not None and slot < len(step.params) \
+                    and fixed_shape_draw(arg.value):
+                base = f"{step.params[slot]}_drawn"
+                used[base] += 1
+                name = base if used[base] == 1 else f"{base}_{used[base]}"
+                value = cst.Module([]).code_for_node(arg.value)
+                draws_of_call.append(Draw(cst.parse_statement(f"{name} = {value}\n"), (name,), None, hoisted=True))
+                arg = arg.with_changes(value=cst.Name(name))
+            args.append(arg)
+        rewritten.append(call.with_changes(args=args))
+    return rewritten, draws
+
+
 def draws_problem(draws: list[Draw], body: list[cst.BaseStatement], work: list[cst.BaseStatement],
                   changing: set[str], random_calls) -> str | None:
     """Why the loop's batches cannot be drawn ahead of its steps, or None. `work`: the Python work
     replayed after the steps; `changing`: the loop variable and the other names the loop body binds;
     `random_calls(statements)`: the first call in them that may draw random numbers, or None."""
     drawn = [name for draw in draws for name in draw.names if name != "_"]
-    if any(bound_count(body, name) != 1 for name in drawn):
+    if any(bound_count(body, name) != (0 if draw.hoisted else 1) for draw in draws for name in draw.names):
         return "a batch it draws is bound more than once in the loop body"
     for draw in draws:
         changed = sorted(set(names_read(draw.statement.body[0].value)) & changing)
+        if changed and draw.dataset is None:
+            return f"`{draw.names[0]}` is drawn with `{changed[0]}`, which changes in the loop"
         if changed:
             return f"the batch size `{changed[0]}` changes in the loop"
     read = {name for statement in work for name in names_read(statement)}
-    touched = sorted(read & {*drawn, *(draw.dataset for draw in draws)})
+    touched = sorted(read & {*drawn, *(draw.dataset for draw in draws if draw.dataset)})
     if touched:
         return f"the loop's other work reads `{touched[0]}`, which the batches drawn ahead would change"
     call = random_calls(work)

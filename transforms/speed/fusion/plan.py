@@ -2,8 +2,9 @@
 
 `plan_fusion` returns a `Plan`, or the reason (a string) why the loop must stay as it is. The loop
 must be `for v in range(...)` without `else`, call one step function once per iteration as a
-statement of its own (or, without an evaluation, several different step functions, each once, run in
-that order in the graph loop), feed it invariant values or batches of invariant arrays (`_fusion_args`),
+statement of its own (or several different step functions, each once, run in that order in the graph
+loop: without an evaluation, or drawing its batches ahead and evaluating after the steps or first), feed it
+invariant values, batches of invariant arrays (`_fusion_args`) or batches drawn ahead (`fusion/draws.py`),
 and otherwise do plain Python: no other TensorFlow function or state read, no early exit, no
 rebinding of what the call reads (but for a binding of the same value at every step, `a, b = pairs`,
 which then runs once, before the steps), no use of what it is fed that could change it in place.
@@ -12,7 +13,6 @@ after the call, which then runs in the graph loop (`fusion/evaluation.py`) or be
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
@@ -24,6 +24,7 @@ from transforms.speed.fusion.body import (
     bound_count,
     copied_statements,
     evaluation_blocks,
+    evaluation_first,
     evaluation_problem,
     fed_arrays_problem,
     invariant_bindings,
@@ -31,10 +32,10 @@ from transforms.speed.fusion.body import (
     plain_python_problem,
     scheduled_values,
 )
-from transforms.speed.fusion.draws import Draw, batch_draw, draws_problem
+from transforms.speed.fusion.draws import Draw, batch_draw, draws_problem, hoisted_draws, random_draw
 from transforms.speed.fusion.params import loop_params, values_name
 from transforms.speed.fusion.scan import callee_name, calls_in, leaving_statement, names_bound
-from transforms.speed.fusion.state import StepFunction
+from transforms.speed.fusion.state import ModuleFacts, StepFunction
 
 NO_STEP_CALL = "loop body calls no step function"
 INDEX_SPEC = "tf.TensorSpec([None], tf.int64)"  # an index array (`order`, for `X[order[a:b]]`)
@@ -70,16 +71,15 @@ class Plan:
         return [step for step, _, _ in self.step_calls()] + ([self.in_graph.step] if self.in_graph else [])
 
 
-def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
-                call_problem: Callable[[cst.Call], str | None], opaque: frozenset[str] = frozenset(),
-                logs: Callable[[cst.Call], bool] = lambda call: False, datasets: frozenset[str] = frozenset(),
-                random_call: Callable[[list], cst.Call | None] = lambda statements: None) -> Plan | str:
-    """`state`: names of TensorFlow functions, variables and modules, which the loop must not read;
-    `opaque`: names that may hold such objects (results of calls that may return them, `self`), which
-    the loop's Python work must not read unless the loop body binds them itself. (The step's
-    arguments may: they replace feed_dict values, which TF1 required to be NumPy-convertible.)
-    `datasets`: names bound to TF1's tutorial MNIST loader, whose batches may be drawn ahead
-    (`fusion/draws.py`); `random_call(statements)`: their first call that may draw random numbers."""
+def plan_fusion(loop: cst.For, facts: ModuleFacts) -> Plan | str:
+    """The module's facts say which names are steps; `facts.state`: names of TensorFlow functions,
+    variables and modules, which the loop must not read; `facts.opaque`: names that may hold such
+    objects (results of calls that may return them, `self`), which the loop's Python work must not
+    read unless the loop body binds them itself. (The step's arguments may: they replace feed_dict
+    values, which TF1 required to be NumPy-convertible.) `facts.datasets`: names bound to TF1's
+    tutorial MNIST loader, whose batches may be drawn ahead, like NumPy random numbers of a fixed
+    shape (`fusion/draws.py`)."""
+    steps, state, opaque, call_problem, logs = facts.steps, facts.state, facts.opaque, facts.call_problem, facts.logs
     body = list(loop.body.body)
     if not any(callee_name(c) in steps for s in body for c in calls_in(s, False)):
         return NO_STEP_CALL
@@ -91,11 +91,14 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
     if leaving is not None:
         return f"loop body contains `{type(leaving).__name__}`; the steps could not all run first"
     evaluations = evaluation_blocks(body, state | (opaque - names_bound(body)), call_problem, logs)
-    found = _step_calls([s for s in body if s not in evaluations], steps, not evaluations)
+    draws = [d for d in (_draw(s, facts) for s in body) if d is not None]
+    found = _step_calls([s for s in body if s not in evaluations], steps, not evaluations or bool(draws))
     if found == NO_STEP_CALL:  # the step is called only under an `if`: say so
         found = _step_calls(body, steps, False)
     if isinstance(found, str):
         return found
+    calls, hoisted = hoisted_draws([(c, f_step) for _, c, f_step, _ in found], facts.fixed_shape_draw)
+    found = [(i, call, f_step, statement) for (i, _, f_step, statement), call in zip(found, calls)]
     _, call, step, statement = found[0]
     index = body.index(statement)
     calls = [c for _, c, _, _ in found]
@@ -105,14 +108,23 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
     if loop_var in bound or loop_var in names_bound([loop.iter]):
         return "loop body rebinds the loop variable"
     run_once = invariant_bindings(body[:index], loop_var, body, state)
-    draws = [d for d in (batch_draw(s, datasets) for s in body[:index] if s not in run_once) if d is not None]
+    # Draws may come between step calls, whose arguments may draw too: the steps touch no NumPy value,
+    # so drawing all of them ahead, in the order the body made them, draws the same numbers.
+    last = body.index(call_statements[-1])
+    placed = [(body.index(d.statement), d) for d in draws
+              if body.index(d.statement) < last and d.statement not in run_once]
+    placed += [(body.index(s), d) for s, call_draws in zip(call_statements, hoisted) for d in call_draws]
+    draws = [d for _, d in sorted(placed, key=lambda pair: pair[0])]
     drawn_statements = [d.statement for d in draws]
     drawn = {name for d in draws for name in d.names}
     copied = copied_statements([s for s in body[:index] if s not in [*run_once, *drawn_statements]], calls)
     if draws and copied:
-        return "loop draws its batches with `next_batch` and also computes batch indices"
-    if draws and evaluations and body.index(evaluations[0]) < index:
-        return "loop draws its batches with `next_batch` and evaluates before its step"
+        return "loop draws its batches ahead and also computes batch indices"
+    if draws and evaluations and body.index(evaluations[0]) < body.index(call_statements[-1]) and \
+            not evaluation_first(body, index, [*copied, *run_once], evaluations[0]):
+        return "loop draws its batches ahead and evaluates between its draws and its steps"
+    if evaluations and more and not draws:
+        return "loop body calls tf.functions twice per step (e.g. an evaluation reading the weights mid-training)"
     per_step = {name: value for s in copied for name, value in assigned_pairs(s)}
     if any(bound_count(body, name) != 1 for name in per_step):
         return "a value the step call reads is bound more than once in the loop body"
@@ -124,14 +136,17 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
     problems = [named_problem(name, checker.copied_value(value)) for s in copied for name, value in assigned_pairs(s)]
     problems += [_argument_problem(checker, arg, f_step) for _, f_call, f_step, _ in found for arg in f_call.args
                  if not (isinstance(arg.value, cst.Name) and arg.value.value in {*scheduled, *drawn})]
-    problems.append(evaluations and evaluation_problem(body, index, [*copied, *run_once, *drawn_statements],
-                                                       evaluations, checker, opaque - bound))
+    problems.append(evaluations and evaluation_problem(
+        body, index, [*copied, *run_once, *drawn_statements, *call_statements[1:]], evaluations, checker, opaque - bound))
     python_work = [s for s in body if s not in [*call_statements, *copied, *run_once, *evaluations, *drawn_statements]]
     fed = {*checker.facts.sliced, *checker.facts.whole, *names_bound(run_once)}
     problem = next((p for p in problems if p), None) or plain_python_problem(
         python_work, state | (opaque - bound), call_problem, logs) or fed_arrays_problem(python_work, fed)
     if not problem and draws:
-        problem = draws_problem(draws, body, python_work, (bound - drawn) | {loop_var}, random_call)
+        # an evaluation may bind a name the draws bind (`z = sample_z(16, dim)` for its samples): it
+        # comes before the draws or after the steps, which read what the draws appended
+        problem = draws_problem(draws, [s for s in body if s not in evaluations], python_work,
+                                (bound - drawn) | {loop_var}, facts.random_call)
     if problem:
         return problem
     params = ()
@@ -150,10 +165,14 @@ def plan_fusion(loop: cst.For, steps: dict[str, StepFunction], state: set[str],
         return f"`{clash[0]}` is fed to the step and also indexes its batches"
     params += tuple((name, cst.parse_expression(INDEX_SPEC)) for name in indices)
     if draws and not {values_name(name) for name in drawn} & {name for name, _ in params}:
-        return "loop draws batches with `next_batch` but feeds none of them to the step"
+        return "loop draws batches ahead but feeds none of them to the step"
     return Plan(step, call, index, tuple(copied), tuple(scheduled.items()), params,
                 checker.facts.uses_loop_var or bool(scheduled), tuple(evaluations), tuple(run_once), indices, more,
                 drawn=tuple(draws))
+
+
+def _draw(statement: cst.BaseStatement, facts: ModuleFacts) -> Draw | None:
+    return batch_draw(statement, facts.datasets) or random_draw(statement, facts.fixed_shape_draw)
 
 
 def _is_range(node: cst.BaseExpression) -> bool:

@@ -24,6 +24,10 @@ SAFE_BUILTINS = frozenset({
 SAFE_METHODS = frozenset({"numpy", "item", "tolist", "append", "extend", "format", "ravel", "mean",
                           "sum", "max", "min", "argmax", "astype", "reshape", "flatten", "join", "get"})
 PURE_MODULES = ("numpy.", "json.", "math.")
+#: Functions of `numpy.random` that are not distributions: they set, read or make random state, or
+#: shuffle in place.
+NUMPY_RANDOM_STATE = frozenset({"seed", "get_state", "set_state", "shuffle", "RandomState", "default_rng",
+                                "Generator", "SeedSequence", "BitGenerator", "MT19937", "PCG64", "Philox", "SFC64"})
 # Keras layers whose call only reads their weights: no statistics, no random state (with no dropout
 # and not `stateful`), so an evaluation calling them reads the model as a plain function would.
 READ_ONLY_LAYERS = frozenset(f"tf.keras.layers.{name}" for name in (
@@ -90,6 +94,19 @@ class ModuleFacts:
                 return call
         return None
 
+    def fixed_shape_draw(self, call: cst.Call, depth: int = 0) -> bool:
+        """Whether `call` draws NumPy random numbers into an array whose shape and dtype its arguments
+        alone fix: a distribution of `numpy.random` (its values depend on the random state, its shape
+        never does), or a plain function of the module returning such a call made on its parameters."""
+        names = self.qualified(call.func)
+        if names and all(name.startswith("numpy.random.") and name.count(".") == 2
+                         and name.rsplit(".", 1)[1] not in NUMPY_RANDOM_STATE for name in names):
+            return True
+        plain = self.plain.get(call.func.value) if isinstance(call.func, cst.Name) else None
+        returned = _returned_call(plain) if plain is not None and depth == 0 else None
+        return returned is not None and self.fixed_shape_draw(returned, depth + 1) and \
+            {name for arg in returned.args for name in names_read(arg.value)} <= _parameter_names(plain)
+
     def _plain_problem(self, function: cst.FunctionDef, depth: int) -> str | None:
         touched = sorted(set(names_read(function.body)) & self.state)
         if touched:
@@ -107,6 +124,21 @@ class ModuleFacts:
         if None in calls:
             return f"loop body calls `{function.name.value}`, which rebinds globals"
         return next((p for p in (self.call_problem(c, depth + 1) for c in calls) if p), None)
+
+
+def _returned_call(function: cst.FunctionDef) -> cst.Call | None:
+    """The call a function's body is made of, `return <call>` (after a docstring), else None."""
+    body = [s for s in function.body.body if not (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+                                                  and isinstance(s.body[0], cst.Expr)
+                                                  and isinstance(s.body[0].value, cst.SimpleString))]
+    small = body[0].body[0] if len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) \
+        and len(body[0].body) == 1 else None
+    return small.value if isinstance(small, cst.Return) and isinstance(small.value, cst.Call) else None
+
+
+def _parameter_names(function: cst.FunctionDef) -> set[str]:
+    parameters = function.params
+    return {p.name.value for p in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params)}
 
 
 FACTS_KEY = "tf_migrate.fusion_facts"
@@ -148,7 +180,7 @@ def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
         def visit_Assign(self, node: cst.Assign) -> None:
             assignments.append(node)
             if _mentions_tf(node.value, tf_names) and not _is_flag_values(node.value, tf_names, qualified):
-                facts.state |= names_bound([node])
+                facts.state |= names_bound(node.targets)  # not a comprehension's own names in the value
 
         def visit_Name(self, node: cst.Name) -> None:
             if tf_names(node):
