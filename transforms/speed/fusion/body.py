@@ -129,6 +129,13 @@ HARMLESS_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size"})
 def fed_arrays_problem(statements, fed: set[str]) -> str | None:
     """Why the statements around the step call might change what it is fed, or None: they may use a
     fed name only as `len(name)` or `name.shape` (`dtype`, `ndim`, `size`)."""
+    touched = used_beyond_shape(statements, fed)
+    return touched and f"loop body also uses `{touched}`, which the step is fed, and might change it mid-loop"
+
+
+def used_beyond_shape(statements, names: set[str]) -> str | None:
+    """The first of `names` the statements use other than as `len(name)` or `name.shape` (`dtype`,
+    `ndim`, `size`): a use that might change it in place."""
     touched: list[str] = []
 
     class Finder(cst.CSTVisitor):
@@ -142,12 +149,12 @@ def fed_arrays_problem(statements, fed: set[str]) -> str | None:
             return False
 
         def visit_Name(self, name: cst.Name) -> None:
-            if name.value in fed:
+            if name.value in names:
                 touched.append(name.value)
 
     for statement in statements:
         scan(statement, Finder())
-    return touched and f"loop body also uses `{touched[0]}`, which the step is fed, and might change it mid-loop"
+    return touched[0] if touched else None
 
 
 def evaluation_blocks(body, state: set[str], call_problem, logs=lambda call: False) -> list[cst.If]:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from transforms.speed.fusion.body import bound_count, plain_targets
+from transforms.speed.fusion.body import bound_count, plain_targets, used_beyond_shape
 from transforms.speed.fusion.scan import calls_in, names_read
 
 SPLITS = frozenset({"train", "validation", "test"})
@@ -122,4 +122,8 @@ def draws_problem(draws: list[Draw], body: list[cst.BaseStatement], work: list[c
     if call is not None:
         return (f"the loop's other work calls `{cst.Module([]).code_for_node(call.func)}`, which may draw "
                 "random numbers between the batches")
+    arguments = {name for draw in draws for arg in draw.statement.body[0].value.args for name in names_read(arg.value)}
+    touched = used_beyond_shape(work, arguments)
+    if touched:
+        return f"the loop's other work uses `{touched}`, which the draws read, and might change it between them"
     return None
