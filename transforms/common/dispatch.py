@@ -30,10 +30,14 @@ def _hook(cls: type, prefix: str, node_type: type, field: str | None = None) -> 
     except KeyError:
         pass
     name = f"{prefix}{node_type.__name__}" if field is None else f"{prefix}{node_type.__name__}_{field}"
-    function = getattr(cls, name, None)
-    found = name if function is not None and not getattr(function, "_is_no_op", False) else _NO_HOOK
+    found = name if is_real_hook(getattr(cls, name, None)) else _NO_HOOK
     cache[key] = found
     return found
+
+
+def is_real_hook(function: object) -> bool:
+    """Whether a class attribute found under a hook's name is a hook of its own, not libcst's stub."""
+    return function is not None and not getattr(function, "_is_no_op", False)
 
 
 class FastDispatch:

@@ -4,10 +4,12 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from weakref import WeakKeyDictionary
 from typing import NamedTuple
+from weakref import WeakKeyDictionary
 
 import libcst as cst
+
+from transforms.common.dispatch import is_real_hook
 
 _EMPTY = cst.Module(body=[])
 
@@ -256,7 +258,8 @@ def _scan(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
 
 
 _LIBCST_ON_VISIT, _LIBCST_ON_LEAVE = cst.CSTVisitor.on_visit, cst.CSTVisitor.on_leave
-#: Visitor class -> node type -> its real visit_ and leave_ hooks (None for libcst's do-nothing stubs).
+#: Visitor class -> node type -> its real visit_ and leave_ hooks (None for libcst's do-nothing stubs),
+#: as functions: one dictionary lookup per node.
 #: Weak: many visitors are classes made afresh by each call of the function defining them.
 _HOOKS: WeakKeyDictionary[type, dict[type, tuple]] = WeakKeyDictionary()
 
@@ -267,8 +270,8 @@ def _scan_typed(node: cst.CSTNode, visitor: cst.CSTVisitor, hooks: dict[type, tu
     node_type = type(node)
     found = hooks.get(node_type)
     if found is None:
-        found = hooks[node_type] = (_real_hook(type(visitor), "visit_", node_type),
-                                    _real_hook(type(visitor), "leave_", node_type))
+        found = hooks[node_type] = (_hook_function(type(visitor), "visit_", node_type),
+                                    _hook_function(type(visitor), "leave_", node_type))
     visit, leave = found
     if visit is None or visit(visitor, node) is not False:
         for child in children(node):
@@ -277,9 +280,21 @@ def _scan_typed(node: cst.CSTNode, visitor: cst.CSTVisitor, hooks: dict[type, tu
         leave(visitor, node)
 
 
-def _real_hook(visitor_type: type, prefix: str, node_type: type):
+def _hook_function(visitor_type: type, prefix: str, node_type: type):
     function = getattr(visitor_type, prefix + node_type.__name__, None)
-    return None if function is None or getattr(function, "_is_no_op", False) else function
+    return function if is_real_hook(function) else None
+
+
+def only_small_statement(statement: cst.BaseStatement) -> cst.BaseSmallStatement | None:
+    """The statement's one small statement (`x = f()` alone on its line), else None."""
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        return statement.body[0]
+    return None
+
+
+def is_docstring(statement: cst.BaseStatement) -> bool:
+    small = only_small_statement(statement)
+    return isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString)
 
 
 def load_names(node: cst.CSTNode, parameters: bool = False) -> Iterator[cst.Name]:

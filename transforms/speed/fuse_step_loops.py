@@ -57,7 +57,7 @@ from transforms.speed.fusion.evaluation import flags_name, in_graph_evaluation, 
 from transforms.speed.fusion.names import loop_function_name, outputs_name, rows_name
 from transforms.speed.fusion.params import values_name
 from transforms.speed.fusion.plan import NO_STEP_CALL, Plan, plan_fusion
-from transforms.speed.fusion.scan import callee_name, calls_in, names_bound, names_read
+from transforms.speed.fusion.scan import callee_name, calls_in, names_bound, names_read, parameter_names
 from transforms.common.qualnames import numpy_alias
 from transforms.common.syntax import walk, scan
 from transforms.speed.fusion.state import TF_FUNCTION_IDENTIFIERS, ModuleFacts, shared_facts
@@ -501,13 +501,6 @@ def changed_problem(outside: set[str], loops: list[cst.For], functions: list[cst
         if local:
             return f"`{local[0]}`, which the step loop reads, is local to `{function.name.value}`"
     return None
-
-
-def parameter_names(function: cst.FunctionDef) -> set[str]:
-    params = function.params
-    every = [*params.posonly_params, *params.params, *params.kwonly_params]
-    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-    return {param.name.value for param in every}
 
 
 def defining_scopes(module: cst.Module, names: set[str]) -> dict[str, list[cst.FunctionDef | None]]:

@@ -28,7 +28,7 @@ from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from transforms.speed.fusion.scan import names_bound
 from transforms.graph.layers.keras_layers import NameAllocator
-from transforms.common.syntax import Refusal, code, walk
+from transforms.common.syntax import Refusal, code, is_docstring, walk
 from transforms.base import TFTransform
 from transforms.speed.vectorize_dataset_maps import plain_parameters
 
@@ -128,11 +128,6 @@ def _shape(generator: cst.FunctionDef) -> tuple[list[cst.SimpleStatementLine], c
     if len(yields) != 1 or exits:
         raise Refusal(exits[0] if exits else generator, "the generator yields more than once or leaves its loop early")
     return pre, inner
-
-
-def is_docstring(statement: cst.BaseStatement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and \
-        isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, cst.SimpleString)
 
 
 class LocalRenamer(cst.CSTTransformer):

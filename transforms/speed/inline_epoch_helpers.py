@@ -30,9 +30,9 @@ from transforms.speed.fusion.body import plain_python_problem
 from transforms.speed.fusion.scan import callee_name, calls_in, names_bound
 from transforms.speed.fusion.state import TF_FUNCTION_IDENTIFIERS, ModuleFacts, shared_facts
 from transforms.graph.layers.keras_layers import NameAllocator
-from transforms.common.syntax import Refusal, code, walk, scan
+from transforms.common.syntax import Refusal, code, is_docstring, walk, scan
 from transforms.base import TFTransform
-from transforms.speed.inline_batch_generators import LITERALS, LocalRenamer, is_docstring
+from transforms.speed.inline_batch_generators import LITERALS, LocalRenamer
 from transforms.speed.vectorize_dataset_maps import plain_parameters
 
 EXITS = (cst.Return, cst.Yield, cst.Global, cst.Nonlocal, cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Await)

@@ -9,7 +9,7 @@ import libcst as cst
 
 from transforms.speed.fusion.args import IndexChecker
 from transforms.speed.fusion.scan import calls_in, names_bound, names_read
-from transforms.common.syntax import scan
+from transforms.common.syntax import only_small_statement, scan
 
 
 def scheduled_values(checker: IndexChecker, copied, calls) -> dict[str, cst.BaseExpression]:
@@ -36,8 +36,7 @@ def invariant_bindings(before, loop_var: str, body, state: set[str]) -> list[cst
     They run once, before the steps, instead (their names are then invariants the step is fed)."""
     found, reads = [], Counter(name for statement in body for name in names_read(statement))
     for statement in before:
-        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
-            else None
+        small = only_small_statement(statement)
         if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Name)):
             continue
         source, targets = small.value.value, plain_targets(small.targets[0].target)
@@ -62,8 +61,7 @@ def assigned_pairs(statement) -> list[tuple[str, cst.BaseExpression]]:
     """(name, value) bound by a single-name assignment (`start = ...`), or by a tuple assignment whose
     targets are distinct names and whose value is a tuple of as many values, none reading those names
     (`batch_x, batch_y = x[a:b], y[a:b]`: element-wise, the same as one assignment each); else []."""
-    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
-        else None
+    small = only_small_statement(statement)
     if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
         return []
     target, value = small.targets[0].target, small.value

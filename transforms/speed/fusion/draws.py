@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from transforms.speed.fusion.body import bound_count, plain_targets, used_beyond_shape
+from transforms.common.syntax import only_small_statement
 from transforms.speed.fusion.scan import calls_in, names_read
 
 SPLITS = frozenset({"train", "validation", "test"})
@@ -45,8 +46,7 @@ class Draw:
 def batch_draw(statement: cst.BaseStatement, datasets: frozenset[str]) -> Draw | None:
     """`x, y = data.train.next_batch(n)` (or `batch = ...`) on a name of `datasets`, with `n` passed
     positionally alone; None for anything else."""
-    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
-        else None
+    small = only_small_statement(statement)
     if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Call)):
         return None
     call, names = small.value, tuple(plain_targets(small.targets[0].target))
@@ -65,8 +65,7 @@ def random_draw(statement: cst.BaseStatement, fixed_shape_draw) -> Draw | None:
     arguments fix (`fixed_shape_draw(call)`), so that a chunk's draws stack; or such a call as a
     statement (numbers drawn and thrown away, as TFM201 keeps a value fed to nothing). None for
     anything else."""
-    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
-        else None
+    small = only_small_statement(statement)
     if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) and fixed_shape_draw(small.value):
         return Draw(statement, (), None)
     if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)

@@ -35,6 +35,7 @@ from transforms.speed.fusion.body import (
 from transforms.speed.fusion.draws import Draw, batch_draw, draws_problem, hoisted_draws, random_draw
 from transforms.speed.fusion.params import loop_params, values_name
 from transforms.speed.fusion.scan import callee_name, calls_in, leaving_statement, names_bound
+from transforms.common.syntax import only_small_statement
 from transforms.speed.fusion.state import ModuleFacts, StepFunction
 
 NO_STEP_CALL = "loop body calls no step function"
@@ -200,8 +201,7 @@ def _step_calls(body, steps, several: bool):
     found = []
     for index, call in calls:
         statement = body[index]
-        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
-            else None
+        small = only_small_statement(statement)
         if not (isinstance(small, cst.Expr) or (isinstance(small, cst.Assign) and len(small.targets) == 1)) \
                 or small.value is not call:
             return f"the call of `{callee_name(call)}` is not a statement of its own (`out = step(...)` or `step(...)`)"

@@ -196,3 +196,10 @@ def _returns_inside(statements) -> bool:
     for statement in statements:
         scan(statement, Finder())
     return bool(found)
+
+
+def parameter_names(function: cst.FunctionDef) -> set[str]:
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return {param.name.value for param in every}

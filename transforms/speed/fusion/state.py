@@ -14,8 +14,8 @@ from transforms.datasets.emulate_tutorial_mnist import LOADERS
 from transforms.speed.fusion.names import LOOP_SUFFIX
 from transforms.common.graph_symbols import _in, table
 from transforms.speed.fusion.scan import (Outputs, callee_name, calls_in, merged_steps, names_bound, names_read,
-                                         step_outputs)
-from transforms.common.syntax import scan
+                                         parameter_names, step_outputs)
+from transforms.common.syntax import is_docstring, only_small_statement, scan
 
 SAFE_BUILTINS = frozenset({
     "print", "float", "int", "str", "bool", "len", "round", "abs", "min", "max", "repr", "format",
@@ -105,7 +105,7 @@ class ModuleFacts:
         plain = self.plain.get(call.func.value) if isinstance(call.func, cst.Name) else None
         returned = _returned_call(plain) if plain is not None and depth == 0 else None
         return returned is not None and self.fixed_shape_draw(returned, depth + 1) and \
-            {name for arg in returned.args for name in names_read(arg.value)} <= _parameter_names(plain)
+            {name for arg in returned.args for name in names_read(arg.value)} <= parameter_names(plain)
 
     def _plain_problem(self, function: cst.FunctionDef, depth: int) -> str | None:
         touched = sorted(set(names_read(function.body)) & self.state)
@@ -128,17 +128,9 @@ class ModuleFacts:
 
 def _returned_call(function: cst.FunctionDef) -> cst.Call | None:
     """The call a function's body is made of, `return <call>` (after a docstring), else None."""
-    body = [s for s in function.body.body if not (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
-                                                  and isinstance(s.body[0], cst.Expr)
-                                                  and isinstance(s.body[0].value, cst.SimpleString))]
-    small = body[0].body[0] if len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) \
-        and len(body[0].body) == 1 else None
+    body = [s for s in function.body.body if not is_docstring(s)]
+    small = only_small_statement(body[0]) if len(body) == 1 else None
     return small.value if isinstance(small, cst.Return) and isinstance(small.value, cst.Call) else None
-
-
-def _parameter_names(function: cst.FunctionDef) -> set[str]:
-    parameters = function.params
-    return {p.name.value for p in (*parameters.posonly_params, *parameters.params, *parameters.kwonly_params)}
 
 
 FACTS_KEY = "tf_migrate.fusion_facts"
