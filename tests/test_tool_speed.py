@@ -5,6 +5,7 @@ import io
 import threading
 from pathlib import Path
 
+import libcst as cst
 import pytest
 
 from migrate import pipeline, runner
@@ -408,10 +409,60 @@ def test_stricter_pre_checks_skip_code_the_transforms_cannot_touch() -> None:
     slim_batch_norm = transform_by_module_name("emulate_slim_batch_norm")
     assert slim_batch_norm.applies_to("import tensorflow as tf\nslim = tf.contrib.slim\ny = slim.batch_norm(x)\n")
     assert not slim_batch_norm.applies_to("import tensorflow as tf\ny = tf.layers.batch_normalization(x)\n")
-    for name in ("inline_epoch_helpers", "fuse_step_loops"):
-        steps = transform_by_module_name(name)
-        assert steps.applies_to("import tensorflow as tf\n@tf.function\ndef step(): pass\n")
-        assert not steps.applies_to("import tensorflow as tf\n# a function\nrelu = tf.nn.relu\n")
+    steps = transform_by_module_name("fuse_step_loops")
+    assert steps.applies_to("import tensorflow as tf\n@tf.function\ndef step(): pass\n")
+    assert not steps.applies_to("import tensorflow as tf\n# a function\nrelu = tf.nn.relu\n")
+
+
+EPOCH_HELPER = """import tensorflow as tf
+@tf.function
+def step(x): return x
+def train_epoch(x):
+    for i in range(3):
+        step(x)
+for epoch in range(2):
+    train_epoch(1)
+"""
+
+
+def test_epoch_fusions_look_first_for_the_loops_they_rewrite() -> None:
+    from transforms import transform_by_module_name
+
+    helpers = transform_by_module_name("inline_epoch_helpers")
+    assert helpers.applies_to(EPOCH_HELPER)
+    assert helpers.applies_to(EPOCH_HELPER.replace("    train_epoch(1)", "    loss = 2 * train_epoch(1)"))
+    assert not helpers.applies_to(EPOCH_HELPER.replace("for i in range(3):", "if True:"))  # no loop of its own
+    assert not helpers.applies_to(EPOCH_HELPER.replace("    train_epoch(1)", "    if epoch:\n        train_epoch(1)"))
+    assert not helpers.applies_to("import tensorflow as tf\n@tf.function\ndef step(): pass\n")
+    assert helpers.applies_to(EPOCH_HELPER + "def (:\n")  # CPython cannot tell: it runs
+    epochs = transform_by_module_name("fuse_epoch_loops")
+    fused = EPOCH_HELPER.replace("def train_epoch(x):", "def step_loop(x):").replace("train_epoch(1)", "step_loop(1)")
+    assert epochs.applies_to(fused)
+    assert not epochs.applies_to(fused.replace("for epoch in range(2):\n    step_loop(1)", "step_loop(1)"))
+    assert not epochs.applies_to(EPOCH_HELPER + "x = step_loop(1)\n")  # defined nowhere in the module
+
+
+def test_step_fusion_leaves_graph_loops_without_gathering_the_modules_facts(monkeypatch) -> None:
+    """TFM301's first look: in its own output, the only loop calling a step is the multi-step
+    function's graph loop, so a second run gathers no facts; a step loop still gets them."""
+    from transforms import transform_by_module_name
+    from transforms.base import FINDINGS_KEY, TransformContext
+    from transforms.speed import fuse_step_loops
+
+    def facts_asked(*_):
+        raise AssertionError("facts gathered")
+
+    source = (ROOT / "legacy_examples" / "mlp_feed_dict.py").read_text()
+    migrated = runner.migrate_code(source).module.code
+    fuse = transform_by_module_name("fuse_step_loops")
+    monkeypatch.setattr(fuse_step_loops, "shared_facts", facts_asked)
+    context = TransformContext(scratch={"settings": {}})
+    assert fuse(context).transform_module(cst.parse_module(migrated)).code == migrated
+    assert context.scratch[FINDINGS_KEY] == []
+    unfused = migrated.replace("train_step_outputs = train_step_loop(0, STEPS, train_x, train_y)",
+                               "for step in range(STEPS):\n    train_step(train_x, train_y)")
+    with pytest.raises(AssertionError, match="facts gathered"):
+        fuse(TransformContext(scratch={"settings": {}})).transform_module(cst.parse_module(unfused))
 
 
 def test_stability_check_reuses_the_first_runs_parse_and_agrees_with_a_fresh_one() -> None:

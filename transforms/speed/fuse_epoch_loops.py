@@ -35,6 +35,7 @@ from transforms.speed.fusion.epoch_codegen import (
     returned_structure,
 )
 from transforms.speed.fusion.body import fed_arrays_problem, plain_python_problem
+from transforms.speed.fusion.prechecks import may_call_multi_step_in_loop
 from transforms.speed.fusion.draw_codegen import is_drawn_chunks
 from transforms.speed.fusion.names import (
     LOOP_SUFFIX,
@@ -65,6 +66,10 @@ class FuseEpochLoops(TFTransform):
     DESCRIPTION = "Run the epochs of a loop around a fused step loop in one graph when each feeds it the same arrays"
     PHASE = 31  # after TFM301 wrote the multi-step functions
     TRIGGERS = (LOOP_SUFFIX + "(",)
+
+    @classmethod
+    def applies_to(cls, code: str) -> bool:
+        return super().applies_to(code) and may_call_multi_step_in_loop(code)
 
     def visit_Module(self, node: cst.Module) -> None:
         self.module = node

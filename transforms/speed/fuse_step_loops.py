@@ -71,7 +71,10 @@ class FuseStepLoops(TFTransform):
     TRIGGERS = ("function",)  # only loops calling a tf.function step are fused
     IDENTIFIERS = TF_FUNCTION_IDENTIFIERS
 
-    def visit_Module(self, node: cst.Module) -> None:
+    def visit_Module(self, node: cst.Module) -> bool:
+        """Gather the module's facts; the pass goes into the module only when a loop may be fused."""
+        if all(self._in_graph(loop) for loop in loops_calling_decorated(node)):
+            return False  # no loop can reach plan_fusion's checks: nothing to fuse or report
         self.facts: ModuleFacts = shared_facts(self, node)
         self.module = node
         self.plans: dict[cst.For, Plan] = {}
@@ -83,6 +86,7 @@ class FuseStepLoops(TFTransform):
         self.defined: set[str] = set()  # step functions whose definition the traversal has passed
         self.hoisted: dict[cst.For, list[cst.FunctionDef]] = {}  # outermost loop -> defs placed before it
         self.hoist_to: dict[cst.For, cst.For] = {}  # fused loop -> where its multi-step function goes
+        return True
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.loops.append([])
@@ -501,6 +505,15 @@ def changed_problem(outside: set[str], loops: list[cst.For], functions: list[cst
         if local:
             return f"`{local[0]}`, which the step loop reads, is local to `{function.name.value}`"
     return None
+
+
+def loops_calling_decorated(module: cst.Module) -> list[cst.For]:
+    """The loops whose own statements call a decorated function of the module by its name: the only
+    loops that can get past plan_fusion's first test (steps are tf.functions, called by name)."""
+    nodes = list(walk(module))
+    decorated = {n.name.value for n in nodes if isinstance(n, cst.FunctionDef) and n.decorators}
+    return [loop for loop in nodes if isinstance(loop, cst.For) and any(
+        callee_name(call) in decorated for s in loop.body.body for call in calls_in(s, False))]
 
 
 def defining_scopes(module: cst.Module, names: set[str]) -> dict[str, list[cst.FunctionDef | None]]:

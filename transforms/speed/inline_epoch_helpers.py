@@ -27,6 +27,7 @@ from __future__ import annotations
 import libcst as cst
 
 from transforms.speed.fusion.body import plain_python_problem
+from transforms.speed.fusion.prechecks import may_call_epoch_helper
 from transforms.speed.fusion.scan import callee_name, calls_in, names_bound
 from transforms.speed.fusion.state import TF_FUNCTION_IDENTIFIERS, ModuleFacts, shared_facts
 from transforms.graph.layers.keras_layers import NameAllocator
@@ -45,6 +46,10 @@ class InlineEpochHelpers(TFTransform):
     PHASE = 29  # after TFM201 made the steps tf.functions, before TFM301 fuses the loops
     TRIGGERS = ("function",)
     IDENTIFIERS = TF_FUNCTION_IDENTIFIERS
+
+    @classmethod
+    def applies_to(cls, code: str) -> bool:
+        return super().applies_to(code) and may_call_epoch_helper(code)
 
     def visit_Module(self, node: cst.Module) -> None:
         self.facts: ModuleFacts = shared_facts(self, node)
