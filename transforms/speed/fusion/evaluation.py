@@ -197,56 +197,74 @@ def _writers(module: cst.Module, facts) -> set[str]:
 
 
 def _summary_helpers(module: cst.Module, facts, writers: set[str]) -> dict[str, cst.FunctionDef]:
-    """Undecorated functions that only write summaries of their arguments: every TensorFlow name they
-    use is `tf.summary.*`, their other state names are writers, their calls are those, plain Python,
-    or methods of their parameters (`writer.as_default()`, `values.items()`)."""
-    found = {}
-    for function in _function_defs(module):
-        if function.decorators:
-            continue
-        params = {p.name.value for p in function.params.params}
-        tf_used: list[set[str]] = []
+    """Functions that only write summaries of their arguments: every TensorFlow name they use is
+    `tf.summary.*` (or casts their step), their other state names are writers and other such
+    functions, their calls are those, plain Python, or methods of their parameters
+    (`writer.as_default()`, `values.items()`). They may be tf.functions: TFM201's `write_summaries`
+    calls `write_summary_ops`, which runs the summary ops in one graph."""
+    candidates = [f for f in _function_defs(module) if _undecorated_or_tf_function(f, facts)]
+    found: dict[str, cst.FunctionDef] = {}
+    while True:
+        more = {f.name.value: f for f in candidates
+                if f.name.value not in found and _writes_summaries_only(f, facts, writers | set(found))}
+        if not more:
+            return found
+        found.update(more)
 
-        class Finder(cst.CSTVisitor):
-            def visit_Attribute(self, node: cst.Attribute) -> bool:
-                names = facts.tf_names(node)
-                if names:
-                    tf_used.append(names)
-                    return False
-                return True
 
-            def visit_Name(self, node: cst.Name) -> None:
-                names = facts.tf_names(node)
-                if names:
-                    tf_used.append(names)
+def _undecorated_or_tf_function(function: cst.FunctionDef, facts) -> bool:
+    targets = [d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator for d in function.decorators]
+    return all(facts.tf_names(target) == {"tf.function"} for target in targets)
 
-        scan(function.body, Finder())
-        if not all(names and all(n.startswith("tf.summary.") for n in names) for names in tf_used):
+
+#: The TensorFlow names a summary helper may use besides `tf.summary.*`: those of `tf.cast(step, tf.int64)`.
+STEP_CAST = frozenset({"tf.cast", "tf.int64"})
+
+
+def _summary_api(names: set[str]) -> bool:
+    return bool(names) and all(n.startswith("tf.summary.") or n in STEP_CAST for n in names)
+
+
+def _writes_summaries_only(function: cst.FunctionDef, facts, allowed: set[str]) -> bool:
+    """Whether `function` only writes summaries, calling only `allowed` (writers, summary helpers)
+    besides the summary API, plain Python and its parameters' methods."""
+    params = {p.name.value for p in function.params.params}
+    tf_used: list[set[str]] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            names = facts.tf_names(node)
+            if names:
+                tf_used.append(names)
+                return False
+            return True
+
+        def visit_Name(self, node: cst.Name) -> None:
+            names = facts.tf_names(node)
+            if names:
+                tf_used.append(names)
+
+    scan(function.body, Finder())
+    if not all(_summary_api(names) for names in tf_used):
+        return False
+    reads = set(names_read(function.body)) - params - names_bound([function.body])
+    others = (reads & facts.state) - allowed
+    others -= {n for n in others if _only_tf_prefix(function.body, n, facts)}
+    if others:
+        return False
+    for call in calls_in(function.body):
+        if _summary_api(facts.tf_names(call.func)) or callee_name(call) in allowed:
             continue
-        reads = set(names_read(function.body)) - params - names_bound([function.body])
-        others = (reads & facts.state) - writers
-        others -= {n for n in others if _only_tf_prefix(function.body, n, facts)}
-        if others:
+        if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) \
+                and call.func.value.value in params | allowed:
             continue
-        ok = True
-        for call in calls_in(function.body):
-            names = facts.tf_names(call.func)
-            if names and all(n.startswith("tf.summary.") for n in names):
-                continue
-            if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) \
-                    and call.func.value.value in params | writers:
-                continue
-            if facts.call_problem(call) is None:
-                continue
-            ok = False
-            break
-        if ok:
-            found[function.name.value] = function
-    return found
+        if facts.call_problem(call) is not None:
+            return False
+    return True
 
 
 def _only_tf_prefix(body: cst.CSTNode, name: str, facts) -> bool:
-    """Whether every use of `name` in `body` is the head of a `tf.summary.*` attribute (a module alias)."""
+    """Whether every use of `name` in `body` is the head of a summary API attribute (a module alias)."""
     uses: list[bool] = []
 
     class Finder(cst.CSTVisitor):
@@ -255,8 +273,7 @@ def _only_tf_prefix(body: cst.CSTNode, name: str, facts) -> bool:
             while isinstance(head, cst.Attribute):
                 head = head.value
             if isinstance(head, cst.Name) and head.value == name:
-                names = facts.tf_names(node)
-                uses.append(bool(names) and all(n.startswith("tf.summary.") for n in names))
+                uses.append(_summary_api(facts.tf_names(node)))
                 return False
             return True
 
