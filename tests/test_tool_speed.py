@@ -690,7 +690,8 @@ def _scopes_described(scopes) -> tuple[list, list]:
 @pytest.mark.parametrize("path", SOURCES[::3], ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_positions_of_a_few_nodes_equal_the_position_providers(path: Path) -> None:
     """The ranges computed for a few nodes alone are PositionProvider's (hoisted starts and ends
-    included); a node not in the module gets none."""
+    included), also when the code generation stops after the last of them; a node not in the module
+    gets none."""
     import random
 
     import libcst as cst
@@ -709,6 +710,8 @@ def test_positions_of_a_few_nodes_equal_the_position_providers(path: Path) -> No
         found = positions_of(module, [*wanted, stranger])
         assert stranger not in found
         assert {node: found[node] for node in wanted} == {node: expected[node] for node in wanted}
+        # all of them in the module: the code after the last one is not generated
+        assert positions_of(module, wanted) == {node: expected[node] for node in wanted}
 
 
 def test_findings_get_their_positions_when_the_pass_ends_without_positioning_the_whole_module() -> None:

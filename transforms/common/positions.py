@@ -37,11 +37,17 @@ class _RecordingWithin(PositionProvidingCodegenState):
         if self.depth:  # codegen is nested, so the node entered the subtree at its before_codegen
             self.depth -= 1
             super().after_codegen(node)
+            if not self.depth and all(wanted in self.provider._computed for wanted in self.wanted):
+                raise _AllRecorded  # a range depends only on the code up to its node's end
 
     def record_syntactic_position(self, node: cst.CSTNode, **hoisted: cst.CSTNode | None):
         if self.depth:
             return super().record_syntactic_position(node, **hoisted)
         return _NOT_RECORDING
+
+
+class _AllRecorded(Exception):
+    """Every wanted node's range is known: the rest of the module's code need not be generated."""
 
 
 def positions_of(module: cst.Module, nodes: Collection[cst.CSTNode]) -> dict[cst.CSTNode, CodeRange]:
@@ -50,5 +56,8 @@ def positions_of(module: cst.Module, nodes: Collection[cst.CSTNode]) -> dict[cst
     provider = PositionProvider()
     state = _RecordingWithin(default_indent=module.default_indent, default_newline=module.default_newline,
                              provider=provider, wanted=wanted)
-    module._codegen(state)
+    try:
+        module._codegen(state)
+    except _AllRecorded:
+        pass
     return {node: provider._computed[node] for node in wanted if node in provider._computed}
