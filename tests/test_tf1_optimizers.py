@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import os
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -107,3 +108,44 @@ def test_emulated_optimizers_train_as_tf1_did(tmp_path) -> None:
     embedding_rows_without_gradient = [4]
     for row in embedding_rows_without_gradient:  # sparse updates leave other rows and their slots alone
         assert first[0][row] == last[0][row] and first[6][row] == last[6][row]
+
+
+TRAINED_WITH_A_VAR_LIST = """\
+import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 3])
+w = tf.Variable(tf.ones([3, 1]))
+b = tf.Variable(tf.zeros([1]))
+theta = [w, b]
+loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b))
+train_op = tf.train.AdamOptimizer(0.1).minimize(loss, var_list=theta)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(4):
+        _, value = sess.run([train_op, loss], feed_dict={x: np.ones((2, 3), np.float32)})
+        print(step, value)
+"""
+
+
+def test_optimizers_make_their_slots_before_the_first_step_so_it_traces_once(tmp_path) -> None:
+    """Slots made in a tf.function's first trace make it trace twice (and a fused loop around the
+    step too); the optimizer of plain variables is built right after its step function."""
+    source = tmp_path / "legacy.py"
+    source.write_text(TRAINED_WITH_A_VAR_LIST)
+    migrated = migrate_path(str(source)).new_source
+    assert "optimizer.build([w, b])  # its slots now, not in train_step's first trace" in migrated
+    program = tmp_path / "migrated.py"
+    program.write_text(migrated)
+    namespace = runpy.run_path(str(program))
+    assert namespace["train_step"].experimental_get_tracing_count() == 1
+
+
+def test_layer_variables_made_at_the_first_call_leave_the_optimizer_to_build_itself(tmp_path) -> None:
+    source = tmp_path / "legacy.py"
+    source.write_text(TRAINED_WITH_A_VAR_LIST.replace(
+        "loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b))",
+        "loss = tf.reduce_mean(tf.square(tf.layers.dense(x, 1) + tf.matmul(x, w) + b))").replace(
+        ", var_list=theta", ""))
+    migrated = migrate_path(str(source)).new_source
+    assert "tf.keras.layers.Dense" in migrated and "optimizer.build(" not in migrated

@@ -69,7 +69,9 @@ class GraphProgram(GraphResolver):
         writer = FunctionWriter(block, scanner.layer_uses, names)
         definitions: dict[int, list[cst.FunctionDef]] = {}
         for function in sorted(functions, key=lambda f: (f.insert_at, min(self.line(s.call) for s in f.sites))):
-            definitions.setdefault(function.insert_at, []).append(writer.write(function, planner.trainable(function)))
+            trainable = planner.trainable(function)
+            written = [writer.write(function, trainable), writer.optimizer_build(function, trainable)]
+            definitions.setdefault(function.insert_at, []).extend(s for s in written if s is not None)
         rewriter.replacements.update(outside_replacements(self, block, scanner))
         rewriter.replacements.update(nested_session_replacements(sessions, block, flattener))
         rewriter.replacements.update(variable_list_replacements(block, scanner))

@@ -13,10 +13,10 @@ import libcst as cst
 
 from transforms.graph.writing.assemble import tidy_body
 from transforms.graph.layers.keras_layers import LayerUse
-from transforms.graph.analysis.model import GraphBlock
+from transforms.graph.analysis.model import GraphBlock, Kind
 from transforms.graph.writing.plan import StepFunction
 from transforms.graph.sessions.runs import Fetch
-from transforms.common.syntax import code, load_names, replace_nodes, statement
+from transforms.common.syntax import code, load_names, only_small_statement, replace_nodes, statement
 
 _OPTIONS = "autograph=False"
 
@@ -109,6 +109,34 @@ class FunctionWriter:
         if train_op.returns_loss:
             self.train_op_values[train_op.name] = loss
         return lines
+
+    def optimizer_build(self, function: StepFunction, trainable: list[str]) -> cst.BaseStatement | None:
+        """`optimizer.build([variables])`, to follow the definition of a step function that trains
+        plain variables created before it with an optimizer no other train op uses: the optimizer
+        then makes its slots at once, as TF1 did with the graph. Made in the step's first trace, they
+        would have tf.function trace it twice (0.1 s for a small step, more for a fused loop around it)."""
+        train_op = function.train_op
+        if train_op is None or [t.optimizer for t in self.block.train_ops.values()].count(train_op.optimizer) != 1:
+            return None
+        names = trainable if train_op.var_list is None else self._listed_names(train_op.var_list)
+        renamed = set(self.block.aliases) | set(self.block.items[self.block.last_definition(train_op.name)].renames)
+        if not names or any(self.block.kind(name) is not Kind.VARIABLE or name in renamed for name in names):
+            return None
+        return statement(f"{train_op.optimizer}.build([{', '.join(names)}])  # its slots now, not in "
+                         f"{function.name}'s first trace")
+
+    def _listed_names(self, var_list: cst.BaseExpression) -> list[str] | None:
+        """The names a var_list lists: a list or tuple of names, itself or bound once to a graph name."""
+        if isinstance(var_list, cst.Name) and len(self.block.definitions.get(var_list.value, ())) == 1:
+            small = only_small_statement(self.block.items[self.block.last_definition(var_list.value)].node)
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                    and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == var_list.value):
+                return None
+            var_list = small.value
+        if not isinstance(var_list, (cst.List, cst.Tuple)) or not all(
+                isinstance(element, cst.Element) and isinstance(element.value, cst.Name) for element in var_list.elements):
+            return None
+        return [element.value.value for element in var_list.elements]
 
     def _returned(self, fetch: Fetch, constants: dict[str, str]) -> str | None:
         if fetch.shape == "op":
