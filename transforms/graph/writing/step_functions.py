@@ -125,14 +125,20 @@ class FunctionWriter:
         return statement(f"{train_op.optimizer}.build([{', '.join(names)}])  # its slots now, not in "
                          f"{function.name}'s first trace")
 
-    def _listed_names(self, var_list: cst.BaseExpression) -> list[str] | None:
-        """The names a var_list lists: a list or tuple of names, itself or bound once to a graph name."""
+    def _listed_names(self, var_list: cst.BaseExpression, depth: int = 0) -> list[str] | None:
+        """The names a var_list lists: a list or tuple of names, a graph name bound once to such a
+        var_list, or a `+` of two (`theta_G + theta_Q`)."""
+        if depth > 4:
+            return None
+        if isinstance(var_list, cst.BinaryOperation) and isinstance(var_list.operator, cst.Add):
+            left, right = self._listed_names(var_list.left, depth + 1), self._listed_names(var_list.right, depth + 1)
+            return None if left is None or right is None else left + right
         if isinstance(var_list, cst.Name) and len(self.block.definitions.get(var_list.value, ())) == 1:
             small = only_small_statement(self.block.items[self.block.last_definition(var_list.value)].node)
             if not (isinstance(small, cst.Assign) and len(small.targets) == 1
                     and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == var_list.value):
                 return None
-            var_list = small.value
+            return self._listed_names(small.value, depth + 1)
         if not isinstance(var_list, (cst.List, cst.Tuple)) or not all(
                 isinstance(element, cst.Element) and isinstance(element.value, cst.Name) for element in var_list.elements):
             return None
