@@ -56,7 +56,7 @@ from transforms.speed.fusion.draws import STEPS_PER_DRAW
 from transforms.speed.fusion.evaluation import flags_name, in_graph_evaluation, index_name
 from transforms.speed.fusion.names import loop_function_name, outputs_name, rows_name
 from transforms.speed.fusion.params import values_name
-from transforms.speed.fusion.plan import NO_STEP_CALL, Plan, plan_fusion
+from transforms.speed.fusion.plan import NO_STEP_CALL, Plan, calls_by_name, plan_fusion
 from transforms.speed.fusion.scan import callee_name, calls_in, names_bound, names_read, parameter_names
 from transforms.common.qualnames import numpy_alias
 from transforms.common.syntax import walk, scan
@@ -512,8 +512,7 @@ def loops_calling_decorated(module: cst.Module) -> list[cst.For]:
     loops that can get past plan_fusion's first test (steps are tf.functions, called by name)."""
     nodes = list(walk(module))
     decorated = {n.name.value for n in nodes if isinstance(n, cst.FunctionDef) and n.decorators}
-    return [loop for loop in nodes if isinstance(loop, cst.For) and any(
-        callee_name(call) in decorated for s in loop.body.body for call in calls_in(s, False))]
+    return [loop for loop in nodes if isinstance(loop, cst.For) and calls_by_name(loop, decorated)]
 
 
 def defining_scopes(module: cst.Module, names: set[str]) -> dict[str, list[cst.FunctionDef | None]]:

@@ -80,7 +80,7 @@ class FunctionWriter:
     def _train_step(self, function, inside, after, trainable, constants) -> list[cst.BaseStatement]:
         train_op = function.train_op
         tape, variables, gradients = (self.local_names.fresh(n) for n in ("tape", "variables", "gradients"))
-        renames = self.block.items[self.block.last_definition(train_op.name)].renames
+        renames = self._renames(train_op)
         loss = code(replace_nodes(train_op.loss, _constant_replacements(train_op.loss, {**constants, **renames})))
         if not isinstance(train_op.loss, cst.Name):
             loss_name = self.local_names.fresh("loss")
@@ -119,11 +119,15 @@ class FunctionWriter:
         if train_op is None or [t.optimizer for t in self.block.train_ops.values()].count(train_op.optimizer) != 1:
             return None
         names = trainable if train_op.var_list is None else self._listed_names(train_op.var_list)
-        renamed = set(self.block.aliases) | set(self.block.items[self.block.last_definition(train_op.name)].renames)
+        renamed = set(self.block.aliases) | set(self._renames(train_op))
         if not names or any(self.block.kind(name) is not Kind.VARIABLE or name in renamed for name in names):
             return None
         return statement(f"{train_op.optimizer}.build([{', '.join(names)}])  # its slots now, not in "
                          f"{function.name}'s first trace")
+
+    def _renames(self, train_op) -> dict[str, str]:
+        """The state names the train op's statement reads that were rebound later."""
+        return self.block.items[self.block.last_definition(train_op.name)].renames
 
     def _listed_names(self, var_list: cst.BaseExpression, depth: int = 0) -> list[str] | None:
         """The names a var_list lists: a list or tuple of names, a graph name bound once to such a

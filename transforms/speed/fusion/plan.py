@@ -72,6 +72,12 @@ class Plan:
         return [step for step, _, _ in self.step_calls()] + ([self.in_graph.step] if self.in_graph else [])
 
 
+def calls_by_name(loop: cst.For, names: set[str]) -> bool:
+    """Whether the loop's own statements (not loops nested in them) call one of `names` by name:
+    plan_fusion's first test, with the module's steps."""
+    return any(callee_name(call) in names for statement in loop.body.body for call in calls_in(statement, False))
+
+
 def plan_fusion(loop: cst.For, facts: ModuleFacts) -> Plan | str:
     """The module's facts say which names are steps; `facts.state`: names of TensorFlow functions,
     variables and modules, which the loop must not read; `facts.opaque`: names that may hold such
@@ -82,7 +88,7 @@ def plan_fusion(loop: cst.For, facts: ModuleFacts) -> Plan | str:
     shape (`fusion/draws.py`)."""
     steps, state, opaque, call_problem, logs = facts.steps, facts.state, facts.opaque, facts.call_problem, facts.logs
     body = list(loop.body.body)
-    if not any(callee_name(c) in steps for s in body for c in calls_in(s, False)):
+    if not calls_by_name(loop, set(steps)):
         return NO_STEP_CALL
     if loop.orelse is not None or loop.asynchronous is not None or not isinstance(loop.target, cst.Name):
         return "loop has an else clause, is async or unpacks its target"
