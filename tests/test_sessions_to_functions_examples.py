@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "legacy_examples"
 # The first two cover the most ground (Session + GradientDescent; tf.layers + Adam); the others are
 # slower to add up and run with -m slow.
-SEEDED = ["core_session_mlp", "core_tf_layers_cnn", "core_saver_resume", "data_one_shot_iterator",
+SEEDED = ["core_session_mlp", "core_tf_layers_cnn", "core_class_graph_methods", "core_saver_resume", "data_one_shot_iterator",
           "data_epochs_layers", "queue_tfrecords", "gan_shared_discriminator", "gan_python_batches",
           "mixed_flags_data_summaries_saver",
           pytest.param("core_interactive_momentum", marks=pytest.mark.slow),

@@ -117,6 +117,20 @@ def is_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.Integer, cst.Float, cst.SimpleString))
 
 
+def is_constant(node: cst.BaseExpression) -> bool:
+    """Literals combined by operators, in tuples or parentheses (`0.0001 * 3`, `(1, 2)`): an immutable
+    value that is the same whenever it is evaluated."""
+    if is_literal(node):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return is_constant(node.expression)
+    if isinstance(node, cst.BinaryOperation):
+        return is_constant(node.left) and is_constant(node.right)
+    if isinstance(node, cst.Tuple):
+        return all(isinstance(e, cst.Element) and is_constant(e.value) for e in node.elements)
+    return isinstance(node, cst.ConcatenatedString)
+
+
 class _FieldOrder(cst.CSTVisitor):
     """Records the fields libcst's visit goes through, in its order, without entering them."""
 

@@ -6,12 +6,15 @@ Its body is read as if it stood at the call: that statement becomes the builder'
 to the call's arguments followed by the builder's body, `model["loss"]` becomes `loss` (also inside
 session helpers the dict is passed to, see transforms/graph/sessions/session_helpers.py), a tuple result's names become
 the builder's, and the function goes. The whole graph is then in one block, as TFM201 reads it.
+Names of the builder that the calling code also uses take the name `<result>_<name>`; a parameter
+passed the caller's variable of its own name reads that variable; a default that is not a literal
+stays where the function was defined, bound to a module name (TF initializers aside, see
+_evaluated_defaults).
 
 Refused, because the substitution could change the program: a builder called more than once or
 other than as `name = builder(...)` at the top level of a block, any return but the last statement,
 keys that are not string literals, a key the dict lacks, the dict mutated or passed to code other
-than session helpers, names of the builder that the calling code also uses, and non-literal
-parameter defaults (evaluated once, when the function was defined)."""
+than session helpers, and names the builder reads that the calling code binds to something else."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -21,7 +24,8 @@ import libcst as cst
 
 from transforms.common.graph_symbols import Category, categorize
 from transforms.graph.sessions.session_helpers import SessionHelper, bound_argument, owner_of, plain_parameters
-from transforms.common.syntax import Refusal, code, is_literal, is_target, load_names, statement, string_value, walk
+from transforms.common.syntax import (Refusal, code, is_constant, is_target, load_names, replace_nodes, statement,
+                                      string_value, walk)
 
 @dataclass
 class Builder:
@@ -32,6 +36,13 @@ class Builder:
     outputs: dict[str, str]                 # dict key (or tuple target name) -> the builder's name
     result: cst.Name | None                 # the name bound to the dict (None for a tuple)
     hoisted: dict[str, cst.BaseExpression] = field(default_factory=dict)  # new name -> a returned expression
+    renames: dict[int, str] = field(default_factory=dict)  # id of a Name of the builder's -> the name it takes
+    local_names: dict[str, str] = field(default_factory=dict)  # the builder's names renamed -> their new names
+    passed_through: set[str] = field(default_factory=set)  # parameters given the caller's name of their own
+    default_names: dict[str, str] = field(default_factory=dict)  # parameter -> the module name of its default
+
+    def renamed(self, name: str) -> str:
+        return self.local_names.get(name, name)
 
 
 def find_builder(resolver) -> Builder | None:
@@ -134,7 +145,9 @@ def _returned(function: cst.FunctionDef) -> cst.Dict | cst.Tuple:
 def inline_builder(resolver, builder: Builder, helpers: dict[str, SessionHelper]) -> dict:
     """Replacements (by id of original nodes) that inline the builder; checks names first."""
     _check_names(resolver, builder, helpers)
-    replacements = {id(builder.function): lambda _: cst.RemovalSentinel.REMOVE}
+    defaults = _evaluated_defaults(resolver, builder)
+    replacements = {id(builder.function): lambda _: cst.FlattenSentinel(defaults) if defaults
+                    else cst.RemovalSentinel.REMOVE}
     body = _inlined_body(builder)
     replacements[id(builder.line)] = lambda _: cst.FlattenSentinel(body)
     if builder.result is None:
@@ -153,13 +166,18 @@ def _inlined_body(builder: Builder) -> list[cst.BaseStatement]:
         value = bound.get(param, defaults.get(param))
         if value is None:
             raise Refusal(builder.call, f"graph builder '{function.name.value}' is called without '{param}'")
-        if param not in bound and not is_literal(value):
-            raise Refusal(value, f"graph builder '{function.name.value}' has a default that is not a literal")
-        bindings.append(statement(f"{param} = {code(value)}"))
+        if param not in bound and param in builder.default_names:
+            value = cst.Name(builder.default_names[param])
+        if param in builder.passed_through:
+            continue
+        bindings.append(statement(f"{builder.renamed(param)} = {code(value)}"))
     body = list(function.body.body)[:-1]
     if body and _is_docstring(body[0]):
         body = body[1:]
-    hoisted = [statement(f"{name} = {code(value)}") for name, value in builder.hoisted.items()]
+    renames = {identity: (lambda _, name=name: cst.Name(name)) for identity, name in builder.renames.items()}
+    body = [replace_nodes(s, renames) for s in body]
+    hoisted = [statement(f"{builder.renamed(name)} = {code(replace_nodes(value, renames))}")
+               for name, value in builder.hoisted.items()]
     statements = bindings + body + hoisted
     if statements:
         statements[0] = statements[0].with_changes(leading_lines=builder.line.leading_lines)
@@ -172,8 +190,8 @@ def _is_docstring(node: cst.BaseStatement) -> bool:
 
 
 def _check_names(resolver, builder: Builder, helpers: dict[str, SessionHelper]) -> None:
-    """The builder's names must mean nothing in the code it moves into, and the names it reads there
-    must mean what they meant at module level."""
+    """The builder's names that the code it moves into also uses take the name `<result>_<name>`, and
+    the names it reads there must mean what they meant at module level."""
     function = builder.function
     scope = resolver.scope(function.body.body[0])
     own = {assignment.name for assignment in scope.assignments} | set(builder.hoisted)
@@ -185,16 +203,81 @@ def _check_names(resolver, builder: Builder, helpers: dict[str, SessionHelper]) 
         elsewhere = [builder.caller, *moving]
     used = {n.value for node in elsewhere for n in load_names(node, parameters=True)}
     used -= set(builder.outputs) if builder.result is None else set()
-    clash = sorted(own & used)
+    builder.passed_through = _passed_through(resolver, builder, scope)
+    clash = sorted((own - builder.passed_through) & used)
     if clash:
-        raise Refusal(builder.line, f"graph builder '{function.name.value}' cannot be inlined: the calling code "
-                                    f"also uses {', '.join(clash)}")
+        _rename_locals(builder, scope, clash, used | own | free)
     if not isinstance(builder.caller, cst.Module):
         caller_scope = resolver.scope(builder.caller.body.body[0])
         shadowed = sorted(name for name in free if name in caller_scope.assignments)
         if shadowed:
             raise Refusal(builder.line, f"graph builder '{function.name.value}' reads {', '.join(shadowed)}, "
                                         "which the calling code binds to something else")
+
+
+def _evaluated_defaults(resolver, builder: Builder) -> list[cst.SimpleStatementLine]:
+    """A default that is not a literal was evaluated once, where the function was defined: it stays
+    there, bound to a module name of its own (`build_loss_weights = np.ones(3)`), which the written-out
+    parameter is given. A TF initializer (`tf.random_normal_initializer(stddev=0.1)`) is only the
+    configuration of the ops it makes when a variable uses it: made at the call instead, it makes the
+    same ops, and the block's variables can read it."""
+    function, params = builder.function, plain_parameters(builder.function)
+    if not isinstance(resolver.parent(function), cst.Module):
+        raise Refusal(function, f"graph builder '{function.name.value}' is not defined at module level")
+    taken = {n.value for n in load_names(resolver.module, parameters=True)}
+    statements = []
+    for param in function.params.params:
+        name = param.name.value
+        if param.default is None or is_constant(param.default) or bound_argument(builder.call, params, name) \
+                or _is_initializer(resolver, param.default):
+            continue
+        fresh = f"{function.name.value}_{name}"
+        if fresh in taken:
+            raise Refusal(param.default, f"graph builder '{function.name.value}' has a default that is not a "
+                                         f"literal, and '{fresh}' is taken")
+        builder.default_names[name] = fresh
+        statements.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(fresh))], param.default)],
+                                                  leading_lines=function.leading_lines if not statements else ()))
+    return statements
+
+
+def _is_initializer(resolver, node: cst.BaseExpression) -> bool:
+    name = resolver.tf_name(node.func) if isinstance(node, cst.Call) else None
+    return name is not None and categorize(name)[0] is Category.INITIALIZER
+
+
+def _passed_through(resolver, builder: Builder, scope) -> set[str]:
+    """Parameters passed the caller's variable of the same name (`Model(rate)` for `def Model(rate)`),
+    never rebound by the builder, where the caller binds that name once: written out, the builder can
+    read the caller's variable itself."""
+    params = plain_parameters(builder.function)
+    caller_scope = resolver.scope(builder.line)
+    through = set()
+    for param in params:
+        argument = bound_argument(builder.call, params, param)
+        if argument is None or not (isinstance(argument.value, cst.Name) and argument.value.value == param):
+            continue
+        if len(scope.assignments[param]) == 1 and caller_scope is not None \
+                and len(caller_scope.assignments[param]) == 1:
+            through.add(param)
+    return through
+
+
+def _rename_locals(builder: Builder, scope, names: list[str], taken: set[str]) -> None:
+    """Give the builder's `names` (its locals, parameters and hoisted results) names of their own."""
+    prefix = builder.result.value if builder.result is not None else builder.function.name.value
+    for name in names:
+        fresh = f"{prefix}_{name}"
+        if fresh in taken:
+            raise Refusal(builder.line, f"graph builder '{builder.function.name.value}' cannot be inlined: the "
+                                        f"calling code also uses {name} and {fresh}")
+        taken.add(fresh)
+        builder.local_names[name] = fresh
+        for assignment in scope.assignments[name]:
+            for node in [assignment.node, *(access.node for access in assignment.references)]:
+                if isinstance(node, cst.Name):
+                    builder.renames[id(node)] = fresh
+    builder.outputs = {key: builder.renamed(own) for key, own in builder.outputs.items()}
 
 
 def _tuple_renames(resolver, builder: Builder) -> dict:

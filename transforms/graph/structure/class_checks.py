@@ -97,6 +97,10 @@ def _read_init(resolver, graph_class: GraphClass) -> None:
         if assigned and attribute.attr.value not in graph_class.attributes:
             graph_class.attributes.append(attribute.attr.value)
     for attribute, assigned in uses:
+        if not assigned and attribute.attr.value in graph_class.methods:
+            raise Refusal(attribute, f"'{name}.__init__' uses the method '{attribute.attr.value}' other than by "
+                                     "its only call, a statement of its own (`[x =] self.method(...)`); "
+                                     "methods are written out in __init__ only then")
         if not assigned and attribute.attr.value not in graph_class.attributes:
             raise Refusal(attribute, f"'{name}.__init__' reads '{attribute.attr.value}', which it does not assign")
     clash = sorted(set(graph_class.attributes) & set(graph_class.methods))

@@ -24,12 +24,17 @@ a feed dict are inlined where they are called (transforms/graph/structure/class_
 A class instantiated several times (`mainQN = Qnetwork(...)`, `targetQN = Qnetwork(...)`) becomes one
 copy of `__init__` per instance instead (transforms/graph/structure/class_instances.py).
 
+Methods that build part of the graph for `__init__` (`self.logits = self.inference()`) are first
+written out in it, and an early `if not is_training: return` becomes an `if` around the rest
+(transforms/graph/structure/class_methods.py).
+
 Refused (the class stays as it is): bases other than `object`, decorators, class attributes,
 properties and other special methods, uses of the class other than instantiations, attributes
 assigned outside `__init__`, `self` used other than as `self.<attribute>`, methods that call each
-other or neither run the session given to them nor only build a feed dict, and the instance used
-other than as `model.<attribute>` or `model.<method>(...)`. An attribute whose name `__init__` also
-uses for a different local takes the name `<instance>_<attribute>`."""
+other or neither run the session given to them nor only build a feed dict (once the graph methods
+are written out), and the instance used other than as `model.<attribute>` or `model.<method>(...)`.
+An attribute whose name `__init__` also uses for a different local takes the name
+`<instance>_<attribute>`."""
 from __future__ import annotations
 
 import libcst as cst
@@ -45,6 +50,7 @@ from transforms.graph.structure.class_checks import (
     self_attributes,
 )
 from transforms.graph.structure.class_feeds import feed_replacements
+from transforms.graph.structure.class_methods import methods_inlined
 from transforms.graph.structure.class_instances import instance_copies
 from transforms.graph.structure.inline import _TrackingReplacer, inlined_program
 from transforms.graph._pipeline import GraphProgram
@@ -60,6 +66,9 @@ def class_program(transform, module: cst.Module) -> _ClassProgram | None:
         return None
     if len(found) > 1:
         raise Refusal(found[1], "several classes create placeholders")
+    inlining = methods_inlined(resolver, found[0])
+    if inlining is not None:
+        return _MethodsWrittenOut(transform, module, inlining, found[0])
     graph_class = read_class(resolver, found[0])
     if len(graph_class.instances) > 1:
         return _instances_program(transform, module, resolver, graph_class)
@@ -102,6 +111,26 @@ class _ClassProgram:
             try:  # the builder machinery maps what it reports back onto self.module
                 program = inlined_program(inner, self.module) or GraphProgram(inner, self.module)
                 module, sites = program.convert()
+            except Refusal as refusal:
+                raise Refusal(self.original(refusal.node), refusal.message) from refusal
+        return module, [(self.original(call), name) for call, name in sites]
+
+
+class _MethodsWrittenOut(_ClassProgram):
+    """The program with the class's graph methods written out in `__init__`
+    (transforms/graph/structure/class_methods.py), then converted as a class program."""
+
+    def __init__(self, transform, module: cst.Module, inlining, class_node: cst.ClassDef) -> None:
+        replacer = _TrackingReplacer(inlining.replacements)
+        rewritten = module.visit(replacer)
+        super().__init__(transform, rewritten, replacer.origins.merged(inlining.origins), class_node)
+
+    def convert(self) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
+        inner = type(self.transform)(self.transform.context)
+        inner._module, inner._aliases = self.module, None
+        with inner.resolve(MetadataWrapper(self.module, unsafe_skip_copy=True)):
+            try:
+                module, sites = class_program(inner, self.module).convert()
             except Refusal as refusal:
                 raise Refusal(self.original(refusal.node), refusal.message) from refusal
         return module, [(self.original(call), name) for call, name in sites]
