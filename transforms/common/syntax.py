@@ -194,6 +194,17 @@ def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(reversed(children(current)))
 
 
+def walk_outside_functions(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """`walk(node)` without the bodies of the functions defined under `node` (their returns and names
+    are their own); the definitions themselves are included."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        if not isinstance(current, cst.FunctionDef) or current is node:
+            stack.extend(reversed(children(current)))
+
+
 class CodeNames(NamedTuple):
     """What a module's code can refer to anything through (never text in strings or comments)."""
 

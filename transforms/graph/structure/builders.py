@@ -23,9 +23,10 @@ from keyword import iskeyword
 import libcst as cst
 
 from transforms.common.graph_symbols import Category, categorize
+from transforms.graph.layers.keras_layers import NameAllocator
 from transforms.graph.sessions.session_helpers import SessionHelper, bound_argument, owner_of, plain_parameters
 from transforms.common.syntax import (Refusal, code, is_constant, is_target, load_names, replace_nodes, statement,
-                                      string_value, walk)
+                                      string_value, walk, walk_outside_functions)
 
 @dataclass
 class Builder:
@@ -123,11 +124,11 @@ def _returned(function: cst.FunctionDef) -> cst.Dict | cst.Tuple:
     small = last.body[0] if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 else None
     if not isinstance(small, cst.Return):
         raise Refusal(last, f"graph builder '{name}' must end with `return {{...}}` or `return a, b`")
-    for node in walk(function.body):
+    for node in walk_outside_functions(function.body):  # a function defined there returns for itself
         if isinstance(node, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal)) and node is not small:
             raise Refusal(node, f"graph builder '{name}' returns, yields or declares names before its end")
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            raise Refusal(node, f"graph builder '{name}' defines functions or classes")
+        if isinstance(node, (cst.ClassDef, cst.Lambda)):
+            raise Refusal(node, f"graph builder '{name}' defines classes or lambdas")
     value = small.value
     if isinstance(value, cst.Dict):
         for element in value.elements:
@@ -266,12 +267,9 @@ def _passed_through(resolver, builder: Builder, scope) -> set[str]:
 def _rename_locals(builder: Builder, scope, names: list[str], taken: set[str]) -> None:
     """Give the builder's `names` (its locals, parameters and hoisted results) names of their own."""
     prefix = builder.result.value if builder.result is not None else builder.function.name.value
+    allocate = NameAllocator(taken)
     for name in names:
-        fresh = f"{prefix}_{name}"
-        if fresh in taken:
-            raise Refusal(builder.line, f"graph builder '{builder.function.name.value}' cannot be inlined: the "
-                                        f"calling code also uses {name} and {fresh}")
-        taken.add(fresh)
+        fresh = allocate.fresh(f"{prefix}_{name}")
         builder.local_names[name] = fresh
         for assignment in scope.assignments[name]:
             for node in [assignment.node, *(access.node for access in assignment.references)]:

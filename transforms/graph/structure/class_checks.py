@@ -8,7 +8,7 @@ import libcst as cst
 
 from transforms.common.graph_symbols import Category, calls_category
 from transforms.graph.structure.class_feeds import check_feed_method, is_feed_method
-from transforms.common.syntax import Refusal, is_target, load_names, walk
+from transforms.common.syntax import Refusal, is_target, load_names, walk, walk_outside_functions
 
 
 @dataclass
@@ -89,18 +89,19 @@ def self_attributes(resolver, function: cst.FunctionDef, self_name: str, class_n
 def _read_init(resolver, graph_class: GraphClass) -> None:
     init, name = graph_class.init, graph_class.name
     self_name = _self_parameter(init, name)
-    for node in walk(init.body):
-        if isinstance(node, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal, cst.FunctionDef, cst.ClassDef)):
-            raise Refusal(node, f"'{name}.__init__' returns, yields, declares names or defines functions")
+    for node in walk_outside_functions(init.body):
+        if isinstance(node, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal, cst.ClassDef)):
+            raise Refusal(node, f"'{name}.__init__' returns, yields, declares names or defines classes")
     uses = self_attributes(resolver, init, self_name, name)
     for attribute, assigned in uses:
         if assigned and attribute.attr.value not in graph_class.attributes:
             graph_class.attributes.append(attribute.attr.value)
     for attribute, assigned in uses:
         if not assigned and attribute.attr.value in graph_class.methods:
-            raise Refusal(attribute, f"'{name}.__init__' uses the method '{attribute.attr.value}' other than by "
-                                     "its only call, a statement of its own (`[x =] self.method(...)`); "
-                                     "methods are written out in __init__ only then")
+            raise Refusal(attribute, f"'{name}.__init__' uses the method '{attribute.attr.value}', which is "
+                                     "neither written out in it (one call, a statement of its own: `[x =] "
+                                     "self.method(...)`) nor a function nested in it (only called while the graph "
+                                     "is built, setting no attribute)")
         if not assigned and attribute.attr.value not in graph_class.attributes:
             raise Refusal(attribute, f"'{name}.__init__' reads '{attribute.attr.value}', which it does not assign")
     clash = sorted(set(graph_class.attributes) & set(graph_class.methods))

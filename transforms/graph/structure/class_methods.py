@@ -13,11 +13,21 @@
 
 becomes one `__init__` building the whole graph (`self.logits = logits` after the statements of
 `inference`), which transforms/graph/structure/classes.py then reads as usual. A method is written out
-where it is called when that is its only call (from `__init__`, or from a method written out there),
+where it is called when that is its only use (from `__init__`, or from a method written out there),
 the call is a statement of its own (`self.m(...)`, or `target = self.m(...)`) and the method returns
-only by its last statement. Its parameters become assignments before its statements; its locals keep
-their names unless `__init__` uses the name (then `<method>_<name>`). Refused: a method reading a name
-that `__init__` binds (it would read `__init__`'s value, not the module's)."""
+only by its last statement. Its parameters become assignments before its statements (defaults must
+be constants); its locals keep their names unless `__init__` uses the name, another written-out
+method reads it from the module, or a method it is written out in binds it: then `<method>_<name>`.
+
+A method used otherwise, but only in calls made while the graph is built (`self.dense(x, w)` in
+expressions, or twice), setting no attribute, becomes a function nested at the start of `__init__`
+(`dense(x, w)`), reading `self` from it.
+
+An early `if <test>: return` at the top level of `__init__` becomes `if not <test>:` around the
+statements after it.
+
+Refused: a method reading a name that `__init__` binds (it would read `__init__`'s value, not the
+module's), and a nested function's name that `__init__` uses already."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -35,6 +45,8 @@ class _Method:
     self_name: str
     calls: list[cst.SimpleStatementLine] = field(default_factory=list)  # statements `[x =] self.m(...)`
     references: int = 0  # `self.m` anywhere in the class's methods
+    called: int = 0  # of those, calls `self.m(...)`
+    referrers: set[str] = field(default_factory=set)  # the methods using `self.m`
     caller: _Method | None = None  # the method written out where this one's call is (None: __init__)
     renamed: dict[str, str] = field(default_factory=dict)  # local -> the name it takes in __init__
 
@@ -57,12 +69,19 @@ def methods_inlined(resolver, class_node: cst.ClassDef) -> _Inlining | None:
     for caller in [init, *methods.values()]:
         _find_calls(caller, methods)
     inlinable = _written_out_from(init, methods)
-    if not inlinable and not any(_is_early_return(s) for s in init.node.body.body):
+    helpers = _nested_helpers(init, methods, inlinable)
+    if not inlinable and not helpers and not any(_is_early_return(s) for s in init.node.body.body):
         return None
     inlining = _Inlining()
     _plan_locals(resolver, init, inlinable, inlining)
+    _check_helper_names(resolver, init, inlinable, helpers)
+    for helper in helpers.values():
+        for caller in [init, *inlinable.values(), *helpers.values()]:
+            for node in walk(caller.node.body):
+                if isinstance(node, cst.Call) and _is_method(node.func, caller.self_name, {helper.node.name.value: 0}):
+                    inlining.replacements[id(node.func)] = lambda _, name=helper.node.name.value: cst.Name(name)
     inlining.replacements[id(class_node)] = lambda updated: _rebuilt_class(class_node, updated, init, inlinable,
-                                                                           inlining.origins)
+                                                                           helpers, inlining.origins)
     return inlining
 
 
@@ -78,13 +97,20 @@ def _find_calls(caller: _Method, methods: dict[str, _Method]) -> None:
     """Count the uses `self.m` in `caller`, and record its statements `[x =] self.m(...)` (in the body or
     in if / else branches)."""
     for node in walk(caller.node.body):
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
-                and node.value.value == caller.self_name and node.attr.value in methods:
+        if isinstance(node, cst.Attribute) and _is_method(node, caller.self_name, methods):
             methods[node.attr.value].references += 1
+            methods[node.attr.value].referrers.add(caller.node.name.value)
+        elif isinstance(node, cst.Call) and _is_method(node.func, caller.self_name, methods):
+            methods[node.func.attr.value].called += 1
     for statement in _statements(caller.node.body):
         name = _called_method(statement, caller.self_name)
         if name in methods:
             methods[name].calls.append(statement)
+
+
+def _is_method(node: cst.CSTNode, self_name: str, methods: dict[str, _Method]) -> bool:
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == self_name \
+        and node.attr.value in methods
 
 
 def _written_out_from(init: _Method, methods: dict[str, _Method]) -> dict[str, _Method]:
@@ -102,6 +128,63 @@ def _written_out_from(init: _Method, methods: dict[str, _Method]) -> dict[str, _
                 chosen[name] = method
                 callers.append(method)
     return chosen
+
+
+def _nested_helpers(init: _Method, methods: dict[str, _Method], inlinable: dict[str, _Method]) -> dict[str, _Method]:
+    """Methods only called while the graph is built (by `__init__`, the methods written out there or
+    other such methods), setting no attribute: they become functions nested in `__init__`, reading
+    `self` from it (`self.get_context(x)` -> `get_context(x)`)."""
+    helpers = {name: m for name, m in methods.items()
+               if name not in inlinable and m.references and m.references == m.called and _is_helper(m, init)}
+    building = {"__init__", *inlinable}
+    while True:
+        kept = {name: m for name, m in helpers.items() if m.referrers <= building | set(helpers)}
+        if len(kept) == len(helpers):
+            return kept
+        helpers = kept
+
+
+def _is_helper(method: _Method, init: _Method) -> bool:
+    node = method.node
+    if method.self_name != init.self_name or node.name.value.startswith("__"):
+        return False
+    if any(isinstance(n, (cst.Yield, cst.Await, cst.Global, cst.Nonlocal, cst.ClassDef)) for n in walk(node.body)):
+        return False
+    return not any(isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)) and isinstance(n.target, cst.Attribute)
+                   and isinstance(n.target.value, cst.Name) and n.target.value.value == method.self_name
+                   for n in walk(node.body))
+
+
+def _check_helper_names(resolver, init: _Method, inlinable: dict[str, _Method], helpers: dict[str, _Method]) -> None:
+    """Nested in `__init__`, a helper's name is one of its locals, and the names it reads from the module
+    are read through `__init__`'s: neither may clash with what `__init__` (methods written out included)
+    binds or reads."""
+    if not helpers:
+        return
+    bound = {a.name for a in resolver.scope(init.node.body.body[0]).assignments} | {n.value for n in load_names(
+        init.node.body)}
+    for method in inlinable.values():
+        scope = resolver.scope(method.node.body.body[0])
+        bound |= {method.renamed.get(a.name, a.name) for a in scope.assignments} | {
+            n.value for n in load_names(method.node.body)}
+    for name, helper in helpers.items():
+        if name in bound:
+            raise Refusal(helper.node, f"'{name}' becomes a function nested in __init__, which already uses the name")
+        scope = resolver.scope(helper.node.body.body[0])
+        free = {n.value for n in load_names(helper.node.body)} - {a.name for a in scope.assignments}
+        captured = sorted(free & ((bound - free_reads(resolver, init, inlinable)) | set(helpers)))
+        if captured:
+            raise Refusal(helper.node, f"'{name}' reads {', '.join(captured)}, which __init__ binds: nested in "
+                                       "__init__ it would read __init__'s value")
+
+
+def free_reads(resolver, init: _Method, inlinable: dict[str, _Method]) -> set[str]:
+    """The names `__init__` and the methods written out there read from the module."""
+    reads = set()
+    for method in [init, *inlinable.values()]:
+        scope = resolver.scope(method.node.body.body[0])
+        reads |= {n.value for n in load_names(method.node.body)} - {a.name for a in scope.assignments}
+    return reads
 
 
 def _statements(block: cst.BaseSuite) -> Iterator[cst.BaseStatement]:
@@ -190,19 +273,38 @@ def _plan_locals(resolver, init: _Method, methods: dict[str, _Method], inlining:
 
 
 def _rebuilt_class(original: cst.ClassDef, updated: cst.ClassDef, init: _Method, inlinable: dict[str, _Method],
-                   origins: NodeOrigins) -> cst.ClassDef:
-    """The class with the methods' statements in `__init__` and the written-out methods gone."""
+                   helpers: dict[str, _Method], origins: NodeOrigins) -> cst.ClassDef:
+    """The class with the methods' statements in `__init__`, its helpers nested at its start, and
+    those methods gone."""
     rebuilt = {id(m): u for m, u in zip(original.body.body, updated.body.body)}
     writer = _Writer(rebuilt, inlinable, origins)
+    nested = [_nested(rebuilt[id(helper.node)], helper.node, origins) for helper in helpers.values()]
     members = []
     for member, new in zip(original.body.body, updated.body.body):
         if member is init.node:
-            body = _non_empty(writer.block(member.body, new.body, init.self_name, top_level=True))
+            body = writer.block(member.body, new.body, init.self_name, top_level=True)
+            docstring = body[:1] if body and is_docstring(member.body.body[0]) else []
+            rest = body[len(docstring):]
+            if nested and rest:
+                rest[0] = rest[0].with_changes(leading_lines=[cst.EmptyLine(indent=False), *rest[0].leading_lines])
+            body = _non_empty([*docstring, *nested, *rest])
             new = new.with_changes(body=new.body.with_changes(body=body))
-        elif isinstance(member, cst.FunctionDef) and member.name.value in inlinable:
+        elif isinstance(member, cst.FunctionDef) and (member.name.value in inlinable or member.name.value in helpers):
             continue
+        if new is not member:
+            origins.add(new, member)
         members.append(new)
     return updated.with_changes(body=updated.body.with_changes(body=members))
+
+
+def _nested(updated: cst.FunctionDef, original: cst.FunctionDef, origins: NodeOrigins) -> cst.FunctionDef:
+    """A helper method as a function nested in `__init__`: no `self` parameter (it reads `__init__`'s)."""
+    params = updated.params.params[1:]
+    if params:
+        params = [*params[:-1], params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+    nested = updated.with_changes(params=updated.params.with_changes(params=params))
+    origins.add(nested, original)
+    return nested
 
 
 class _Writer:
@@ -226,7 +328,7 @@ class _Writer:
             if method is not None:
                 statements += self._written_out(statement, new, method)
             elif isinstance(statement, cst.If):
-                statements.append(self._branches(statement, new, self_name))
+                statements.append(self._made(self._branches(statement, new, self_name), statement))
             else:
                 statements.append(new)
         return statements
