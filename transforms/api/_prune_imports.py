@@ -6,11 +6,14 @@ any use left (or none at all: it may be a re-export) stays.
 """
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import ScopeProvider
 
 from transforms.api._tf_spelling import TF_MODULE
+from transforms.common.syntax import module_code, python_ast
 
 ImportKey = tuple[str, str, str | None]  # (module, name, asname)
 
@@ -18,7 +21,9 @@ ImportKey = tuple[str, str, str | None]  # (module, name, asname)
 def fully_rewritten_imports(transform, module: cst.Module, rewritten: set[int]) -> set[ImportKey]:
     """Module-level tensorflow from-imports all of whose uses are among the `rewritten` nodes."""
     keys: set[ImportKey] = set()
-    scope = transform.get_metadata(ScopeProvider, module, None) if rewritten else None
+    if not rewritten or not _imports_from_tensorflow(module):
+        return keys  # most files `import tensorflow as tf`: no scope analysis for them
+    scope = transform.get_metadata(ScopeProvider, module, None)
     if scope is None:
         return keys
     for assignment in scope.assignments:
@@ -32,6 +37,14 @@ def fully_rewritten_imports(transform, module: cst.Module, rewritten: set[int]) 
         if uses and all(id(use) in rewritten for use in uses):
             keys |= {key for key in _alias_keys(node, module_name) if _bound_name(key) == assignment.name}
     return keys
+
+
+def _imports_from_tensorflow(module: cst.Module) -> bool:
+    """Whether the module has a `from tensorflow... import` anywhere (CPython's parse, shared)."""
+    tree = python_ast(module_code(module))
+    return tree is None or any(
+        isinstance(node, ast.ImportFrom) and not node.level and node.module is not None
+        and (node.module == TF_MODULE or node.module.startswith(TF_MODULE + ".")) for node in ast.walk(tree))
 
 
 def remove_imports(module: cst.Module, keys: set[ImportKey]) -> cst.Module:
