@@ -223,8 +223,6 @@ def _evaluated_defaults(resolver, builder: Builder) -> list[cst.SimpleStatementL
     configuration of the ops it makes when a variable uses it: made at the call instead, it makes the
     same ops, and the block's variables can read it."""
     function, params = builder.function, plain_parameters(builder.function)
-    if not isinstance(resolver.parent(function), cst.Module):
-        raise Refusal(function, f"graph builder '{function.name.value}' is not defined at module level")
     taken = {n.value for n in load_names(resolver.module, parameters=True)}
     statements = []
     for param in function.params.params:
@@ -232,6 +230,9 @@ def _evaluated_defaults(resolver, builder: Builder) -> list[cst.SimpleStatementL
         if param.default is None or is_constant(param.default) or bound_argument(builder.call, params, name) \
                 or _is_initializer(resolver, param.default):
             continue
+        if not isinstance(resolver.parent(function), cst.Module):
+            raise Refusal(param.default, f"graph builder '{function.name.value}' has a default that is not a "
+                                         "constant and is not defined at module level")
         fresh = f"{function.name.value}_{name}"
         if fresh in taken:
             raise Refusal(param.default, f"graph builder '{function.name.value}' has a default that is not a "
