@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from transforms.common.syntax import NodeOrigins, Refusal, load_names, walk
+from transforms.common.syntax import NodeOrigins, Refusal, is_constant, load_names, walk
 from transforms.graph.structure.class_method_calls import Method
 
 
@@ -27,6 +27,8 @@ def _is_helper(method: Method, init: Method) -> bool:
     node = method.node
     if method.self_name != init.self_name or node.name.value.startswith("__"):
         return False
+    if any(param.default is not None and not is_constant(param.default) for param in node.params.params):
+        return False  # nested, a default would be made at each __init__, not once with the class
     if any(isinstance(n, (cst.Yield, cst.Await, cst.Global, cst.Nonlocal, cst.ClassDef)) for n in walk(node.body)):
         return False
     return not any(isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign))
