@@ -211,10 +211,15 @@ def migrate_bytes(path: str, data: bytes, options: Options = Options(), budget: 
     """Migrate the contents `data` of the file at `path` (a .py or .ipynb), within `budget`. A file over
     its budget is skipped with the reason; the caller goes on with the next file. Never raises."""
     try:
-        with enforced(budget):
-            return _migrate_bytes(path, data, options)
+        with enforced(budget) as watchdog:
+            result = _migrate_bytes(path, data, options)
     except BudgetExceeded as error:
         return FileResult(path, "skipped", reason=f"{error}; left untouched")
+    if watchdog is not None and watchdog.reason:
+        # Over budget, but the interrupt landed where Python cannot raise (a weakref callback run by the
+        # garbage collector drops the exception): what the interrupted step computed is not trusted.
+        return FileResult(path, "skipped", reason=f"{watchdog.reason}; left untouched")
+    return result
 
 
 def _migrate_bytes(path: str, data: bytes, options: Options) -> FileResult:

@@ -130,7 +130,7 @@ def test_cli_rerun_reads_the_cache_and_no_cache_bypasses_it(project: Path, tmp_p
 
 def test_file_over_the_time_budget_is_skipped_with_the_reason() -> None:
     result = runner.migrate_bytes("big.py", rename_only(3000).encode(), Options(), Budget(seconds=0.3))
-    assert result.status == "skipped"
+    assert result.status == "skipped", result.reason
     assert "per-file time budget" in result.reason and "--file-timeout" in result.reason
 
 
@@ -163,6 +163,24 @@ def test_checkpoint_outside_a_budget_does_nothing() -> None:
 
 def test_budget_exceeded_is_not_an_exception_transforms_could_swallow() -> None:
     assert not issubclass(BudgetExceeded, Exception)
+
+
+def test_file_over_budget_whose_interrupt_was_lost_is_still_skipped(monkeypatch) -> None:
+    """An interrupt landing in a weakref callback run by the garbage collector is dropped by Python:
+    whatever the file's migration returns after that, the file was over budget and is skipped."""
+    import time
+
+    from migrate import budget
+
+    monkeypatch.setattr(budget, "_make_handler", lambda watchdog: lambda signum, frame: None)  # every interrupt lost
+
+    def overrunning(path, data, options):
+        time.sleep(0.5)
+        return FileResult(path, "failed", reason="what an interrupted step left")
+
+    monkeypatch.setattr(runner, "_migrate_bytes", overrunning)
+    result = runner.migrate_bytes("x.py", b"import tensorflow as tf\n", Options(), Budget(seconds=0.2))
+    assert result.status == "skipped" and "per-file time budget" in result.reason
 
 
 def test_pool_run_skips_the_runaway_file_and_migrates_the_others(project: Path) -> None:
