@@ -7,6 +7,7 @@ any use left (or none at all: it may be a re-export) stays.
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -40,8 +41,13 @@ def fully_rewritten_imports(transform, module: cst.Module, rewritten: set[int]) 
 
 
 def _imports_from_tensorflow(module: cst.Module) -> bool:
-    """Whether the module has a `from tensorflow... import` anywhere (CPython's parse, shared)."""
-    tree = python_ast(module_code(module))
+    return _code_imports_from_tensorflow(module_code(module))
+
+
+@lru_cache(maxsize=4)  # asked by each reference transform that rewrote the same code
+def _code_imports_from_tensorflow(code: str) -> bool:
+    """Whether the code has a `from tensorflow... import` anywhere (CPython's parse, shared)."""
+    tree = python_ast(code)
     return tree is None or any(
         isinstance(node, ast.ImportFrom) and not node.level and node.module is not None
         and (node.module == TF_MODULE or node.module.startswith(TF_MODULE + ".")) for node in ast.walk(tree))

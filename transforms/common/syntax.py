@@ -337,6 +337,14 @@ def load_names(node: cst.CSTNode, parameters: bool = False) -> Iterator[cst.Name
             yield child
 
 
+def binding_names(scope, name: str) -> list[cst.Name]:
+    """The Name nodes that bind `name` in `scope` or read those bindings (from nested scopes too): what
+    renaming that variable changes. A parameter's own node is a Param, not listed."""
+    return [node for assignment in scope.assignments[name]
+            for node in [assignment.node, *(access.node for access in assignment.references)]
+            if isinstance(node, cst.Name)]
+
+
 class NodeOrigins:
     """The node of the file as written that each rebuilt node stands for, by the rebuilt node's
     identity. The rebuilt nodes are held here: one dropped by a later rewrite is then never freed, so

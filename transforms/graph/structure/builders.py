@@ -25,7 +25,7 @@ import libcst as cst
 from transforms.common.graph_symbols import Category, categorize
 from transforms.graph.layers.keras_layers import NameAllocator
 from transforms.graph.sessions.session_helpers import SessionHelper, bound_argument, owner_of, plain_parameters
-from transforms.common.syntax import (Refusal, code, is_constant, is_target, load_names, replace_nodes, statement,
+from transforms.common.syntax import (Refusal, binding_names, code, is_constant, is_target, load_names, replace_nodes, statement,
                                       string_value, walk, walk_outside_functions)
 
 @dataclass
@@ -272,10 +272,7 @@ def _rename_locals(builder: Builder, scope, names: list[str], taken: set[str]) -
     for name in names:
         fresh = allocate.fresh(f"{prefix}_{name}")
         builder.local_names[name] = fresh
-        for assignment in scope.assignments[name]:
-            for node in [assignment.node, *(access.node for access in assignment.references)]:
-                if isinstance(node, cst.Name):
-                    builder.renames[id(node)] = fresh
+        builder.renames.update((id(node), fresh) for node in binding_names(scope, name))
     builder.outputs = {key: builder.renamed(own) for key, own in builder.outputs.items()}
 
 

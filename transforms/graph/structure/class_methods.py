@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from transforms.common.syntax import NodeOrigins, Refusal, is_docstring, load_names, only_small_statement, walk
+from transforms.common.syntax import NodeOrigins, Refusal, binding_names, is_docstring, load_names, only_small_statement, walk
 from transforms.graph.structure.class_helpers import check_helper_names, nested_function, nested_helpers
 from transforms.graph.structure.class_method_calls import (Method, branch_statements, called_method, find_calls,
                                                            graph_methods, is_method_of)
@@ -143,10 +143,8 @@ def _plan_locals(resolver, init: Method, methods: dict[str, Method], inlining: _
                 raise Refusal(method.node, f"'{name}' binds '{local}', which __init__ uses, and '{fresh}' is taken")
             taken.add(fresh)
             method.renamed[local] = fresh
-            for assignment in scope.assignments[local]:
-                for node in [assignment.node, *(access.node for access in assignment.references)]:
-                    if isinstance(node, cst.Name):
-                        inlining.replacements[id(node)] = lambda _, fresh=fresh: cst.Name(fresh)
+            for node in binding_names(scope, local):
+                inlining.replacements[id(node)] = lambda _, fresh=fresh: cst.Name(fresh)
 
 
 def _rebuilt_class(original: cst.ClassDef, updated: cst.ClassDef, init: Method, inlinable: dict[str, Method],

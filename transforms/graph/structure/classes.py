@@ -108,12 +108,15 @@ class _ClassProgram:
         inner = type(self.transform)(self.transform.context)
         inner._module, inner._aliases = self.module, None
         with inner.resolve(MetadataWrapper(self.module, unsafe_skip_copy=True)):
-            try:  # the builder machinery maps what it reports back onto self.module
-                program = inlined_program(inner, self.module) or GraphProgram(inner, self.module)
-                module, sites = program.convert()
+            try:  # the inner machinery maps what it reports back onto self.module
+                module, sites = self._program(inner).convert()
             except Refusal as refusal:
                 raise Refusal(self.original(refusal.node), refusal.message) from refusal
         return module, [(self.original(call), name) for call, name in sites]
+
+    def _program(self, inner):
+        """What converts the rewritten module (`inner`: a transform resolving its metadata)."""
+        return inlined_program(inner, self.module) or GraphProgram(inner, self.module)
 
 
 class _MethodsWrittenOut(_ClassProgram):
@@ -125,15 +128,8 @@ class _MethodsWrittenOut(_ClassProgram):
         rewritten = module.visit(replacer)
         super().__init__(transform, rewritten, replacer.origins.merged(inlining.origins), class_node)
 
-    def convert(self) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
-        inner = type(self.transform)(self.transform.context)
-        inner._module, inner._aliases = self.module, None
-        with inner.resolve(MetadataWrapper(self.module, unsafe_skip_copy=True)):
-            try:
-                module, sites = class_program(inner, self.module).convert()
-            except Refusal as refusal:
-                raise Refusal(self.original(refusal.node), refusal.message) from refusal
-        return module, [(self.original(call), name) for call, name in sites]
+    def _program(self, inner):
+        return class_program(inner, self.module)
 
 
 def _init_replacements(resolver, graph_class: GraphClass) -> dict:

@@ -15,6 +15,7 @@ from transforms.graph.writing.assemble import tidy_body
 from transforms.graph.layers.keras_layers import LayerUse
 from transforms.graph.analysis.model import GraphBlock, Kind
 from transforms.graph.writing.plan import StepFunction
+from transforms.graph.training.optimizers import concatenated_lists
 from transforms.graph.sessions.runs import Fetch
 from transforms.common.syntax import code, load_names, only_small_statement, replace_nodes, statement
 
@@ -134,9 +135,10 @@ class FunctionWriter:
         var_list, or a `+` of two (`theta_G + theta_Q`)."""
         if depth > 4:
             return None
-        if isinstance(var_list, cst.BinaryOperation) and isinstance(var_list.operator, cst.Add):
-            left, right = self._listed_names(var_list.left, depth + 1), self._listed_names(var_list.right, depth + 1)
-            return None if left is None or right is None else left + right
+        parts = concatenated_lists(var_list)
+        if len(parts) > 1:
+            listed = [self._listed_names(part, depth + 1) for part in parts]
+            return None if None in listed else [name for names in listed for name in names]
         if isinstance(var_list, cst.Name) and len(self.block.definitions.get(var_list.value, ())) == 1:
             small = only_small_statement(self.block.items[self.block.last_definition(var_list.value)].node)
             if not (isinstance(small, cst.Assign) and len(small.targets) == 1
