@@ -60,8 +60,8 @@ def methods_inlined(resolver, class_node: cst.ClassDef) -> _Inlining | None:
         find_calls(caller, methods)
     inlinable = _written_out_from(init, methods)
     helpers = nested_helpers(init, methods, inlinable)
-    if not inlinable and not helpers and not any(is_early_return(s) for s in init.node.body.body):
-        return None
+    if not inlinable and not helpers and not any(is_early_return(s) for s in init.node.body.body[:-1]):
+        return None  # (a last statement `if x: return` has nothing after it to put under an `if`)
     inlining = _Inlining()
     _plan_locals(resolver, init, inlinable, inlining)
     check_helper_names(resolver, init, inlinable, helpers)

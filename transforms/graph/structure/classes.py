@@ -129,6 +129,8 @@ class _MethodsWrittenOut(_ClassProgram):
         super().__init__(transform, rewritten, replacer.origins.merged(inlining.origins), class_node)
 
     def _program(self, inner):
+        # Again, as the written-out methods may have uses of their own to write out; each round that
+        # rewrites removes methods or early returns, so the rounds end.
         return class_program(inner, self.module)
 
 
