@@ -27,7 +27,7 @@ from migrate.harness.programs import UsageError, discover
 from migrate.harness.randomness import advisory_from, find_taint
 from migrate.harness.records import OPAQUE, SiteData, merge_sites
 from migrate.harness.result_lines import compare_results, parse_results
-from migrate.harness.recording import flatten
+from migrate.harness.recording import Recorder, copy_of_array, flatten
 from migrate.harness.timing import side_timing, speedup
 from migrate.harness.tolerance import Tolerance, compare_leaf
 
@@ -90,6 +90,17 @@ def test_leaf_comparison_reports_errors_shapes_nans_and_exact_kinds():
 
 
 # -- comparing run sites ------------------------------------------------------------------------------
+
+def test_recorded_arrays_keep_the_values_the_run_returned():
+    """A program may write into the arrays sess.run gave it (`action[0] = explore()`): the record
+    keeps what the run returned, not what the array holds later."""
+    recorder = Recorder(5, np.asarray, copy_of_array)
+    fetched = np.zeros(3)
+    recorder.record("site", 0.0, 1.0, [fetched, 2.5])
+    fetched[0] = 7.0
+    assert recorder.sites["site"].values[0][0].tolist() == [0.0, 0.0, 0.0]
+    assert recorder.sites["site"].last[1] == 2.5
+
 
 def test_identical_sites_match_and_none_leaves_are_dropped():
     legacy = site("line:7", losses(3.0, 2.0, 1.0))

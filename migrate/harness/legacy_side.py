@@ -281,7 +281,7 @@ def main(argv):
             result["status"], result["error"] = "no-device", "--device gpu, but TensorFlow sees no GPU here"
             common.write_result(out_dir, result)
             return 0
-        recorder = recording.Recorder(config["steps"], np.asarray)
+        recorder = recording.Recorder(config["steps"], np.asarray, recording.copy_of_array)
         probe = LegacyProbe(tf1.Session, config["script"], recorder, out_dir)
         probe.summary_class = tf1.Summary
         probe.install()

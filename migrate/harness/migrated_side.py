@@ -232,10 +232,11 @@ def copy_input(leaf):
 
 
 def make_converters(tf):
-    """(snapshot, convert) for recorded leaves: variables are read at once, tensors at the end."""
+    """(snapshot, convert) for recorded leaves: variables and arrays (which the program may write
+    into) are copied at once, tensors converted at the end."""
 
     def snapshot(leaf):
-        return leaf.numpy() if isinstance(leaf, tf.Variable) else leaf
+        return leaf.numpy() if isinstance(leaf, tf.Variable) else recording.copy_of_array(leaf)
 
     def convert(leaf):
         if isinstance(leaf, (np.ndarray, np.generic, int, float, bool, complex)):

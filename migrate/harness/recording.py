@@ -62,6 +62,12 @@ class SiteRecord(object):
         return len(self.starts)
 
 
+def copy_of_array(leaf):
+    """A NumPy array's copy (sess.run's arrays belong to the program, which may write into them
+    after the run); anything else as it is."""
+    return leaf.copy() if isinstance(leaf, np.ndarray) else leaf
+
+
 class Recorder(object):
     """Collects run-site calls cheaply: a few list appends per call; conversion waits for `write()`.
 

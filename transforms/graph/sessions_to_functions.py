@@ -36,8 +36,9 @@ optimizers, graph tensors, train and init ops, sessions, plain Python. Then:
   (transforms/graph/layers/variable_lists.py).
 
 Results: `sess.run` gave NumPy values, the functions give tensors. A name bound to a result gets
-`.numpy()` where it is read (or, when the name may hold other things too, right where it is bound),
-so formatting, NumPy calls, `.shape` and comparisons behave as before (see transforms/graph/sessions/callsites.py).
+`.numpy()` where it is read (or right where it is bound, when the name may hold other things too or
+the program may write into the array), so formatting, NumPy calls, `.shape`, comparisons and writes
+behave as before (see transforms/graph/sessions/callsites.py).
 
 The rewrite is all or nothing per file: when any part of the program is outside what the analysis
 models (collections, savers, summaries, feeding tensors, graph editing, a session stored or passed

@@ -3,8 +3,9 @@
 `sess.run` returned NumPy values; a `tf.function` returns tensors. Results are converted where the
 program uses them: a name bound to a fetched tensor gets `.numpy()` at each place it is read (not at
 `float(name)` / `int(name)`, which tensors support as they are), the way TF2 code reads results. When
-a name may also hold something else (it is bound elsewhere too), the result is converted once right
-where it is bound instead; results used inside an expression are converted in place. No per-step
+a name may also hold something else (it is bound elsewhere too), or a read may write into the array
+or share it (result_reads.py), the result is converted once right where it is bound instead; results
+used inside an expression are converted in place. No per-step
 work is added beyond the function call itself and the conversions the program's own uses need."""
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from transforms.graph.writing.plan import StepFunction
+from transforms.graph.sessions.result_reads import ResultReads
 from transforms.graph.sessions.results import fetched_item, in_place_conversion
 from transforms.graph.sessions.runs import VALUES, RunSite
 from transforms.common.syntax import Refusal, code, statement, walk
@@ -24,6 +26,7 @@ class CallSiteRewriter:
         self.resolver = resolver  # parent(node), assignments_of(name_node), references
         self.replacements: dict[int, Callable] = {}
         self.tensor_targets: set[int] = set()
+        self.result_reads = ResultReads(resolver)
 
     def rewrite(self, functions: list[StepFunction], init_sites: list[RunSite], closes: list[cst.Call],
                 feed_dicts: list[cst.Assign]) -> None:
@@ -175,11 +178,12 @@ class CallSiteRewriter:
         assignments = self.resolver.assignments_of(name)
         if not assignments or any(id(a.node) not in self.tensor_targets for a in assignments):
             return False
-        for assignment in assignments:
-            for access in assignment.references:
-                if not self._is_float_or_int_argument(access.node):
-                    self.replacements[id(access.node)] = lambda updated: cst.Call(
-                        cst.Attribute(updated, cst.Name("numpy")))
+        reads = [access.node for assignment in assignments for access in assignment.references]
+        if not all(map(self._reads_only, reads)):
+            return False
+        for read in reads:
+            if not self._is_float_or_int_argument(read):
+                self.replacements[id(read)] = lambda updated: cst.Call(cst.Attribute(updated, cst.Name("numpy")))
         return True
 
     def _convert_item_uses(self, name: cst.Name, fetch) -> bool:
@@ -192,12 +196,15 @@ class CallSiteRewriter:
         for access in assignments[0].references:
             subscript = self.resolver.parent(access.node)
             leaf = fetched_item(subscript, fetch, keys) if isinstance(subscript, cst.Subscript) else None
-            if leaf is None:
+            if leaf is None or not self._reads_only(subscript):
                 return False
             if leaf.shape in VALUES and not self._is_float_or_int_argument(subscript):
                 conversions[id(subscript)] = lambda updated: cst.Call(cst.Attribute(updated, cst.Name("numpy")))
         self.replacements.update(conversions)
         return True
+
+    def _reads_only(self, read: cst.CSTNode) -> bool:
+        return self.result_reads.reads_only(read)
 
     def _is_float_or_int_argument(self, node: cst.BaseExpression) -> bool:
         arg = self.resolver.parent(node)
