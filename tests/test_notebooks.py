@@ -45,3 +45,36 @@ def test_notebook_apply_keeps_magics_outputs_and_validity(tmp_path: Path) -> Non
     assert notebook.cells[3].outputs[0]["text"] == "kept\n"
     assert json.loads(path.read_text())["nbformat"] == 4
     assert run_cli("diff", "nb.ipynb", cwd=tmp_path).returncode == 0
+
+
+def write_cells(path: Path, sources: list[str]) -> None:
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in sources]
+    path.write_text(nbformat.writes(notebook))
+
+
+def test_cells_keep_their_code_when_a_rewrite_removes_their_first_statement(tmp_path: Path) -> None:
+    """The initialiser that opens the session's cell is removed with the session; the cell, its
+    magic and the rest of its code stay where they were."""
+    path = tmp_path / "nb.ipynb"
+    write_cells(path, [
+        "import numpy as np\nimport tensorflow as tf",
+        "%matplotlib inline\nx = tf.placeholder(tf.float32, [None, 2])\nw = tf.Variable(tf.ones([2, 1]))\n"
+        "y = tf.matmul(x, w)",
+        "init = tf.global_variables_initializer()\n\n# three rows\nrows = 3\nwith tf.Session() as sess:\n"
+        "    sess.run(init)\n    print(sess.run(y, feed_dict={x: np.ones([rows, 2])}))",
+    ])
+    done = run_cli("apply", "nb.ipynb", "--force", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    cells = [cell.source for cell in nbformat.read(str(path), as_version=4).cells]
+    assert cells[1].startswith("%matplotlib inline\n") and "@tf.function" in cells[1]
+    assert cells[2].startswith("# three rows\nrows = 3\n") and "print(" in cells[2]
+    assert not any("Session" in source or "tf-migrate" in source for source in cells)
+
+
+def test_a_lost_magic_line_fails_the_notebook_instead_of_dropping_it(tmp_path: Path) -> None:
+    from migrate import notebook
+    magics: list[str] = []
+    masked = notebook._mask("    %time run()", magics)
+    assert notebook._split(f'"<tf-migrate cell 0>"\n{masked}\n', magics, {0}) == {0: "    %time run()"}
+    assert notebook._split('"<tf-migrate cell 0>"\n    pass\n', magics, {0}) is None
