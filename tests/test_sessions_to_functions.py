@@ -51,6 +51,15 @@ def test_results_are_converted_where_they_are_read():
     assert "value = compute_loss(a, b)\n" in code
 
 
+def test_a_refused_queue_is_refused_again_under_its_tf2_name():
+    """The stability run sees `tf.queue.FIFOQueue` where the first run refused `tf.FIFOQueue`."""
+    source = GRAPH + "queue = tf.FIFOQueue(3, tf.float32)\nprint(sess.run(loss, {x: a, y: b}))\n"
+    first = migrate_code(source)
+    assert any("queues is not modelled" in finding.message for finding in first.findings)
+    again = migrate_code(first.module.code)
+    assert again.module.code == first.module.code
+
+
 def test_a_name_that_also_holds_other_values_is_converted_where_it_is_bound():
     loop = "for _ in range(3):\n    value = sess.run(loss, {x: a, y: b})\n"
     code, _, _ = convert(GRAPH + "value = 0.0\n" + loop + "print(value)\n")

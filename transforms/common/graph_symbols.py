@@ -13,8 +13,9 @@ from functools import lru_cache
 
 import libcst as cst
 
+from transforms.common.qualnames import canonical_tf_name
 from transforms.common.syntax import walk
-from transforms.common.tables import DATA_DIR
+from transforms.common.tables import DATA_DIR, symbol_table
 
 
 class Category(Enum):
@@ -100,7 +101,33 @@ _NAMED_CATEGORIES = (
 
 @lru_cache(maxsize=4096)
 def categorize(name: str) -> tuple[Category, str]:
-    """The category of a canonical TF name, and for UNSUPPORTED / REFUSED_OPTIMIZER the reason."""
+    """The category of a canonical TF name, and for UNSUPPORTED / REFUSED_OPTIMIZER the reason.
+
+    The tables name each symbol once; its other spelling (`tf.FIFOQueue` / `tf.queue.FIFOQueue`,
+    one renamed to the other by TFM101) is the same object and gets the same category, or a run
+    on renamed code would model what the run before it refused."""
+    category = _categorize_spelling(name)
+    for other in _other_spellings().get(name, ()):
+        if category[0] is not Category.OP:
+            break
+        category = _categorize_spelling(other)
+    return category
+
+
+@lru_cache(maxsize=1)
+def _other_spellings() -> dict[str, list[str]]:
+    """The other names of each symbol that the rename table moves: its TF2 name and every TF1
+    name renamed to that (`tf.io.RandomShuffleQueue`, `tf.RandomShuffleQueue`)."""
+    names_of: dict[str, list[str]] = {}
+    for old, new in symbol_table().renames.items():
+        old_name, new_name = (canonical_tf_name("tensorflow" + name[len("tf"):]) for name in (old, new))
+        if old_name and new_name and old_name != new_name:
+            names_of.setdefault(new_name, [new_name]).append(old_name)
+    return {name: [other for other in names if other != name]
+            for names in names_of.values() for name in names}
+
+
+def _categorize_spelling(name: str) -> tuple[Category, str]:
     api = table("graph_api")
     for key, category in _NAMED_CATEGORIES:
         if name in api[key]:
