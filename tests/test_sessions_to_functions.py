@@ -60,6 +60,19 @@ def test_a_refused_queue_is_refused_again_under_its_tf2_name():
     assert again.module.code == first.module.code
 
 
+@pytest.mark.parametrize("rest, reason", [
+    ("", "opens no session: the code that feeds them is in another file"),
+    ("sv = tf.train.Supervisor(logdir='/tmp/x')\n", "sessions come from tf.train.Supervisor"),
+    ("class NetTest(tf.test.TestCase):\n    pass\n", "sessions are tf.test.TestCase's"),
+])
+def test_placeholders_kept_without_a_session_of_the_file_say_why(rest: str, reason: str):
+    source = "import tensorflow as tf\n\nx = tf.placeholder(tf.float32, [None, 2])\n" + rest
+    code, findings, _ = convert(source)
+    assert code == source
+    assert [(f.code, f.line, f.fixed) for f in findings] == [("TFM201", 3, False)]
+    assert reason in findings[0].message
+
+
 def test_a_name_that_also_holds_other_values_is_converted_where_it_is_bound():
     loop = "for _ in range(3):\n    value = sess.run(loss, {x: a, y: b})\n"
     code, _, _ = convert(GRAPH + "value = 0.0\n" + loop + "print(value)\n")

@@ -51,6 +51,7 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider, ScopeProvider
 
 from transforms.common.graph_symbols import Category, calls_category
+from transforms.graph.sessions.sessionless import sessionless_placeholders
 from transforms.graph.structure.classes import class_program
 from transforms.graph.structure.inline import inlined_program
 from transforms.graph._pipeline import GraphProgram
@@ -63,13 +64,15 @@ class SessionsToFunctions(TFTransform):
     DESCRIPTION = "Session/placeholder/feed_dict programs -> tf.function steps, Keras layers and GradientTape"
     SAFETY = "safe"
     PHASE = 20
-    TRIGGERS = ("Session",)  # tf.Session / tf.InteractiveSession: nothing to convert without one
-    IDENTIFIERS = frozenset({"Session", "InteractiveSession"})  # not a docstring that mentions sessions
+    # A session to convert, or placeholders kept for want of one (said in a finding).
+    TRIGGERS = ("Session", "placeholder")
+    IDENTIFIERS = frozenset({"Session", "InteractiveSession", "placeholder"})  # not only in a docstring
 
     METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ScopeProvider, ParentNodeProvider)
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         if not self._creates_session(original_node):
+            self._explain_sessionless(original_node)
             return updated_node
         try:
             module, run_sites = self._convert(original_node)
@@ -91,6 +94,13 @@ class SessionsToFunctions(TFTransform):
     def _convert(self, module: cst.Module) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
         program = class_program(self, module) or inlined_program(self, module)  # classes, builders, helpers first
         return program.convert() if program else GraphProgram(self, module).convert()
+
+    def _explain_sessionless(self, module: cst.Module) -> None:
+        kept = sessionless_placeholders(self.tf_name, module)
+        if kept is not None:
+            placeholder, reason = kept
+            self.report(placeholder, f"not converted to TF2 functions: {reason}; the file is left to the "
+                        "renames (compat.v1)", fixed=False, severity="warning")
 
     def _creates_session(self, module: cst.Module) -> bool:
         return calls_category(self.tf_name, module, Category.SESSION)
