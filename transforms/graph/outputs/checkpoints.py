@@ -82,10 +82,17 @@ class Checkpoints:
         item.kind = Kind.SAVER
         self.saver = Saver(name, call, item, max_to_keep)
         earlier = self.scanner.flattener.items[:item.index]
-        if bound.get("var_list") is None:
+        var_list = bound.get("var_list")
+        if var_list is None or self._lists_all_variables(var_list):
             self._all_state(earlier)
         else:
-            self._listed(bound["var_list"], earlier)
+            self._listed(var_list, earlier)
+
+    def _lists_all_variables(self, var_list: cst.BaseExpression) -> bool:
+        """`tf.global_variables()` (or its old name tf.all_variables()) with no scope: what Saver()
+        saves, in a program with no other saveable objects (none that TFM201 converts has one)."""
+        return (isinstance(var_list, cst.Call) and not var_list.args
+                and self.scanner.analyzer.category(var_list.func)[0] in ("tf.global_variables", "tf.all_variables"))
 
     def _all_state(self, items: list[Item]) -> None:
         """Saver(): every variable created so far, and the optimizers of the train ops built so far."""
