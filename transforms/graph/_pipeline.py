@@ -82,7 +82,7 @@ class GraphProgram(GraphResolver):
         checkpoints = CheckpointCode(scanner.checkpoints, self, names) if scanner.checkpoints.saver else None
         rewriter.replacements.update(checkpoints.replacements() if checkpoints else {})
         init_sites = [site for site in sites if site.is_init and all(site.call is not r.call for r in reopening)]
-        rewriter.rewrite(functions, init_sites, scanner.session_closes, scanner.feed_dicts)
+        rewriter.rewrite(functions, init_sites, scanner.session_closes, scanner.feed_dicts, names.fresh)
         self._reinitialise(reopening, block, scanner, sites, names, definitions, rewriter.replacements)
         rewriter.replacements.update(reset_replacements(block, init_sites, scanner.metrics.metrics, self))
         new_statements = assemble(block, definitions, rewriter.replacements, 2 if self.owner is self.module else 1)

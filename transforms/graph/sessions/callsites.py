@@ -27,14 +27,15 @@ class CallSiteRewriter:
         self.replacements: dict[int, Callable] = {}
         self.tensor_targets: set[int] = set()
         self.result_reads = ResultReads(resolver)
+        self.bound_feed_values: dict[int, str] = {}  # id of a feed dict's value -> the name it is bound to
 
     def rewrite(self, functions: list[StepFunction], init_sites: list[RunSite], closes: list[cst.Call],
-                feed_dicts: list[cst.Assign]) -> None:
+                feed_dicts: list[cst.Assign], fresh: Callable[[str], str]) -> None:
         for assign in feed_dicts:
             line = self.resolver.parent(assign)
             if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
                 raise Refusal(assign, "a feed dict built on a line with other statements")
-            self.replacements[id(line)] = lambda _: cst.RemovalSentinel.REMOVE
+            self.replacements[id(line)] = self._feed_dict_line(assign, fresh)
         for site in init_sites:
             self._remove_statement(site.call, "initialising variables")
         for call in closes:
@@ -45,6 +46,24 @@ class CallSiteRewriter:
         for site, function in contexts:
             self._rewrite_site(site, function)
             self._keep_dropped_feeds(site, function)
+
+    def _feed_dict_line(self, assign: cst.Assign, fresh: Callable[[str], str]) -> Callable:
+        """What replaces `feed = {x: value, ...}`. Its values are written into the calls that use it,
+        except values that call something (`rng.rand(8, 2)`, `data.next_batch(32)[0]`): TF1 evaluated
+        them once, there, however many runs used the dict (or none used the value), so each is bound
+        to a name of its own there and the calls read that name."""
+        target = assign.targets[0].target.value
+        bound = []
+        for element in assign.value.elements:
+            if any(isinstance(node, cst.Call) for node in walk(element.value)):
+                name = fresh(f"{target}_{element.key.value}")
+                self.bound_feed_values[id(element.value)] = name
+                bound.append(f"{name} = {code(element.value)}\n")
+        if not bound:
+            return lambda _: cst.RemovalSentinel.REMOVE
+        return lambda updated: cst.FlattenSentinel([
+            cst.parse_statement(line).with_changes(leading_lines=updated.leading_lines if index == 0 else [])
+            for index, line in enumerate(bound)])
 
     def choose_returns(self, functions: list[StepFunction]) -> None:
         """Each function returns its fetch less the operations in it (`return loss`, not
@@ -91,7 +110,7 @@ class CallSiteRewriter:
 
     def _rewrite_site(self, site: RunSite, function: StepFunction) -> None:
         assign, pairs = self._targets(site)
-        make_call = _call_maker(site, function)
+        make_call = _call_maker(site, function, self.bound_feed_values)
         if function.returns is not None and assign is not None:
             self._unpack_values_only(assign, pairs)
         if len(pairs) == 1 and pairs[0][1].children and self._convert_item_uses(*pairs[0]):
@@ -218,14 +237,16 @@ def _evaluation(name: str, site: RunSite, function: StepFunction) -> cst.SimpleS
                                "does not read: evaluated as TF1 evaluated it\n")
 
 
-def _call_maker(site: RunSite, function: StepFunction) -> Callable[[cst.Call], cst.BaseExpression]:
+def _call_maker(site: RunSite, function: StepFunction,
+                bound_values: dict[int, str]) -> Callable[[cst.Call], cst.BaseExpression]:
     def make(updated: cst.Call) -> cst.BaseExpression:
         arguments = []
         for name in function.args:
             if name not in site.feeds:
                 continue  # a placeholder_with_default left to its default
-            if site.feeds[name] is None:
-                value = code(site.feed_values[name])
+            if site.feeds[name] is None:  # from a feed dict bound to a name
+                value = site.feed_values[name]
+                value = bound_values.get(id(value)) or code(value)
             else:
                 position, index = site.feeds[name]
                 value = code(updated.args[position].value.elements[index].value)
