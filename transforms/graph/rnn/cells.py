@@ -18,8 +18,10 @@ literal or a module constant of at most MAX_UNROLLED_STEPS, batches of NumPy seq
 length read from a dataset (`rnn/sequence_steps.py`), or the outputs of such a run) gets
 `unroll=True`: the same cell computation per step, without Keras's generic while loop, whose per-step
 cost (TensorArrays, the v2 While op and its gradient's accumulators) made the migrated LSTM step about
-twice as slow as TF1's dynamic_rnn on CPU. Refused: peepholes, projections, clipping, forget_bias other than 1.0, custom initializers,
-sequence_length, initial_state, time_major, a cell run twice, state read any other way.
+twice as slow as TF1's dynamic_rnn on CPU. dynamic_rnn's sequence_length becomes the layer's mask
+(`tf.sequence_mask`), with zero_output_for_mask: the state of each sequence's last step, zeros after
+it. Refused: peepholes, projections, clipping, forget_bias other than 1.0, custom initializers,
+sequence_length elsewhere, initial_state, time_major, a cell run twice, state read any other way.
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ import libcst as cst
 from transforms.common.graph_symbols import rnn_cell_kind
 from transforms.graph.layers.keras_layers import LayerUse
 from transforms.graph.analysis.model import Item, Kind
-from transforms.graph.rnn.sequence_steps import dataset_time_steps, module_integer
+from transforms.graph.rnn.sequence_steps import bound_value, dataset_time_steps, module_integer
 from transforms.common.syntax import Refusal, bind_arguments, code, string_value
 
 _CELL_SIGNATURES = {
@@ -132,14 +134,21 @@ class RnnConverter:
 
     def dynamic_rnn(self, target: cst.BaseExpression, call: cst.Call) -> RunConversion:
         """`outputs, state = tf.nn.dynamic_rnn(cell, inputs, dtype=...)` -> the Keras layer's call."""
-        bound = _run_arguments(call, _DYNAMIC_RNN, "tf.nn.dynamic_rnn")
+        bound = _run_arguments(call, _DYNAMIC_RNN, "tf.nn.dynamic_rnn", modelled=("sequence_length",))
         cell = self._cell(bound.get("cell"))
         names = self._targets(target)
         layer = self._layer_name(bound.get("scope"), "rnn")
         object_name = self.scanner.names.fresh(_KERAS[cell.kind].lower())
         steps = self._fixed_steps(bound["inputs"])
-        use = LayerUse(call, object_name, self._construction(cell, layer, unroll=steps is not None),
-                       [bound["inputs"]], {}, True, _KERAS[cell.kind])
+        lengths = bound.get("sequence_length")
+        construction = self._construction(cell, layer, unroll=steps is not None, masked=lengths is not None)
+        if lengths is None:
+            use = LayerUse(call, object_name, construction, [bound["inputs"]], {}, True, _KERAS[cell.kind])
+        elif isinstance(bound["inputs"], cst.Name):
+            use = _LengthsMaskUse(call, object_name, construction, [bound["inputs"]], {}, True, _KERAS[cell.kind],
+                                  lengths=lengths)
+        else:
+            raise Refusal(bound["inputs"], "tf.nn.dynamic_rnn(sequence_length=...) over inputs that are not a name")
         outputs, state = names
         self._note_steps(steps, outputs)
         results = [outputs, *self._state_names(cell, state)]
@@ -178,8 +187,22 @@ class RnnConverter:
         if steps is None and placeholder is not None:
             steps = _time_dimension(placeholder.shape, self.scanner.resolver.module)
         elif steps is None:
-            steps = dataset_time_steps(inputs.value, self.scanner.resolver, self.scanner.resolver.module)
+            steps = (dataset_time_steps(inputs.value, self.scanner.resolver, self.scanner.resolver.module)
+                     or self._embedded_steps(inputs.value))
         return steps if steps is not None and 0 < steps <= MAX_UNROLLED_STEPS else None
+
+    def _embedded_steps(self, name: str) -> int | None:
+        """T of `name = tf.nn.embedding_lookup(<table>, ids)` with ids a placeholder `[batch, T]`: the
+        embedded sequences have the ids' steps."""
+        resolver = self.scanner.resolver
+        value = bound_value(name, resolver)
+        if not (isinstance(value, cst.Call) and resolver.tf_name(value.func) == "tf.nn.embedding_lookup"):
+            return None
+        ids = bind_arguments(value, ["params", "ids"], "tf.nn.embedding_lookup").get("ids")
+        placeholder = self._placeholders.get(ids.value) if isinstance(ids, cst.Name) else None
+        if placeholder is None or len(resolver.block_assignments(ids.value)) != 1:
+            return None
+        return _time_dimension(placeholder.shape, resolver.module, rank=2)
 
     def _note_steps(self, steps: int | None, *outputs: str) -> None:
         if self._in_block and steps is not None:
@@ -217,7 +240,8 @@ class RnnConverter:
         self.scope_counts[default] += 1
         return default if count == 0 else f"{default}_{count}"
 
-    def _construction(self, cell: Cell, layer: str, go_backwards: bool = False, unroll: bool = False) -> str:
+    def _construction(self, cell: Cell, layer: str, go_backwards: bool = False, unroll: bool = False,
+                      masked: bool = False) -> str:
         arguments = [code(cell.units)]
         if cell.activation is not None:
             arguments.append(f"activation={code(cell.activation)}")
@@ -226,6 +250,7 @@ class RnnConverter:
         arguments += ["return_sequences=True", "return_state=True"]
         arguments += ["go_backwards=True"] if go_backwards else []
         arguments += ["unroll=True"] if unroll else []  # static_rnn's graph is unrolled; short fixed runs
+        arguments += ["zero_output_for_mask=True"] if masked else []  # TF1's outputs past a sequence's end
         arguments.append(f"name={layer!r}")
         return f"tf.keras.layers.{_KERAS[cell.kind]}({', '.join(arguments)})"
 
@@ -250,10 +275,10 @@ class RnnConverter:
             self._aliases[id(member)] = parts[part]
 
 
-def _run_arguments(call: cst.Call, signature: list[str], tf_name: str) -> dict:
+def _run_arguments(call: cst.Call, signature: list[str], tf_name: str, modelled: tuple[str, ...] = ()) -> dict:
     bound = bind_arguments(call, signature, tf_name)
     for parameter in ("sequence_length", "initial_state", "initial_state_fw", "initial_state_bw"):
-        if parameter in bound:
+        if parameter in bound and parameter not in modelled:
             raise Refusal(bound[parameter], f"{tf_name}({parameter}=...) is not modelled")
     if code(bound.get("time_major", cst.Name("False"))) != "False":
         raise Refusal(bound["time_major"], "time-major RNN inputs are not modelled")
@@ -295,14 +320,27 @@ class _StackedStepsUse(LayerUse):
         return f"{self.object_name}(tf.stack({render(self.inputs[0])}, axis=1))"
 
 
-def _time_dimension(shape: str, module: cst.Module) -> int | None:
-    """T of a batch-major placeholder shape `[batch, T, ...]`: an integer literal, or a name bound once
-    in the module, by a module-level `NAME = <integer literal>`."""
+@dataclass
+class _LengthsMaskUse(LayerUse):
+    """A Keras RNN layer run over sequences of the given lengths (dynamic_rnn's sequence_length): the
+    mask of each sequence's first `length` steps makes the layer keep the state of the last of them
+    and, with zero_output_for_mask, output zeros after it, as TF1 did."""
+
+    lengths: cst.BaseExpression | None = None
+
+    def call_code(self, render=code) -> str:
+        inputs = render(self.inputs[0])
+        return f"{self.object_name}({inputs}, mask=tf.sequence_mask({render(self.lengths)}, tf.shape({inputs})[1]))"
+
+
+def _time_dimension(shape: str, module: cst.Module, rank: int = 3) -> int | None:
+    """T of a batch-major placeholder shape `[batch, T, ...]` of at least `rank` dimensions: an integer
+    literal, or a name bound once in the module, by a module-level `NAME = <integer literal>`."""
     try:
         node = cst.parse_expression(shape)
     except cst.ParserSyntaxError:
         return None
-    if not (isinstance(node, (cst.List, cst.Tuple)) and len(node.elements) >= 3):
+    if not (isinstance(node, (cst.List, cst.Tuple)) and len(node.elements) >= rank):
         return None
     time = node.elements[1].value
     if isinstance(time, cst.Integer):

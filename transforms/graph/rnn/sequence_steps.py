@@ -44,6 +44,13 @@ def dataset_time_steps(name: str, resolver, module: cst.Module) -> int | None:
     return shape[1] if shape is not None and len(shape) >= 3 else None
 
 
+def bound_value(name: str, resolver) -> cst.BaseExpression | None:
+    """The value of a graph-block name bound once, by `name = <value>`."""
+    assignments = resolver.block_assignments(name)
+    found = _unpacked_value(assignments[0].node, resolver) if len(assignments) == 1 else None
+    return found[0] if found is not None and found[1] is None else None
+
+
 def _unpacked_value(target: cst.Name, resolver) -> tuple[cst.BaseExpression, int | None] | None:
     """(the value assigned, the position of `target` in a flat tuple target or None for a plain name)."""
     parent = resolver.parent(target)
