@@ -5,8 +5,8 @@ program uses them: a name bound to a fetched tensor gets `.numpy()` at each plac
 `float(name)` / `int(name)`, which tensors support as they are), the way TF2 code reads results. When
 a name may also hold something else (it is bound elsewhere too), or a read may write into the array
 or share it (result_reads.py), the result is converted once right where it is bound instead; results
-used inside an expression are converted in place. No per-step
-work is added beyond the function call itself and the conversions the program's own uses need."""
+used inside an expression are converted in place. No per-step work is added beyond the function call
+itself and the conversions the program's own uses need."""
 from __future__ import annotations
 
 import functools
