@@ -55,7 +55,7 @@ class CallSiteRewriter:
         target = assign.targets[0].target.value
         bound = []
         for element in assign.value.elements:
-            if any(isinstance(node, cst.Call) for node in walk(element.value)):
+            if _calls_something(element.value):
                 name = fresh(f"{target}_{element.key.value}")
                 self.bound_feed_values[id(element.value)] = name
                 bound.append(f"{name} = {code(element.value)}\n")
@@ -152,7 +152,7 @@ class CallSiteRewriter:
         before the run's line when it came before them, after it when it came after them (the step
         function itself runs no Python). Dropped calls fed between two such arguments cannot keep
         their place and are left out, as before."""
-        calls = [(name, any(isinstance(node, cst.Call) for node in walk(value)))
+        calls = [(name, _calls_something(value))
                  for name, value in site.feed_values.items() if site.feeds.get(name) is not None]
         kept_calls = [index for index, (name, calls_something) in enumerate(calls)
                       if calls_something and name in function.args]
@@ -230,6 +230,11 @@ class CallSiteRewriter:
         call = self.resolver.parent(arg) if isinstance(arg, cst.Arg) else None
         return (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
                 and call.func.value in ("float", "int") and len(call.args) == 1)
+
+
+def _calls_something(value: cst.BaseExpression) -> bool:
+    """Whether evaluating a fed value calls something (a random draw, a data cursor): TF1 did it once."""
+    return any(isinstance(node, cst.Call) for node in walk(value))
 
 
 def _evaluation(name: str, site: RunSite, function: StepFunction) -> cst.SimpleStatementLine:
