@@ -327,14 +327,17 @@ def load_names(node: cst.CSTNode, parameters: bool = False) -> Iterator[cst.Name
     unless asked for (these are all the names a new binding could clash with)."""
     skip = set()
     for child in walk(node):
-        if isinstance(child, cst.Attribute):
+        child_type = type(child)  # these node types have no subclasses; `is` spares the ABC checks
+        if child_type is cst.Name:
+            if id(child) not in skip:
+                yield child
+        elif child_type is cst.Attribute:
             skip.add(id(child.attr))
-        elif isinstance(child, cst.Arg) and child.keyword is not None:
-            skip.add(id(child.keyword))
-        elif isinstance(child, cst.Param) and not parameters:
+        elif child_type is cst.Arg:
+            if child.keyword is not None:
+                skip.add(id(child.keyword))
+        elif child_type is cst.Param and not parameters:
             skip.add(id(child.name))
-        elif isinstance(child, cst.Name) and id(child) not in skip:
-            yield child
 
 
 def binding_names(scope, name: str) -> list[cst.Name]:

@@ -21,6 +21,8 @@ class GraphClass:
     instance: cst.Name | None = None
     instances: list[tuple[cst.SimpleStatementLine, cst.Name]] = field(default_factory=list)  # in source order
     feeds: set[str] = field(default_factory=set)           # methods that only build a feed dict
+    #: `self.<attribute>` in __init__: (Attribute node, whether it is assigned), as self_attributes gives them.
+    init_uses: list[tuple[cst.Attribute, bool]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -92,7 +94,7 @@ def _read_init(resolver, graph_class: GraphClass) -> None:
     for node in walk_outside_functions(init.body):
         if isinstance(node, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal, cst.ClassDef)):
             raise Refusal(node, f"'{name}.__init__' returns, yields, declares names or defines classes")
-    uses = self_attributes(resolver, init, self_name, name)
+    uses = graph_class.init_uses = self_attributes(resolver, init, self_name, name)
     for attribute, assigned in uses:
         if assigned and attribute.attr.value not in graph_class.attributes:
             graph_class.attributes.append(attribute.attr.value)
@@ -170,13 +172,12 @@ def alias_of(member: cst.BaseStatement, self_name: str) -> str | None:
     return None
 
 
-def aliases_local(resolver, graph_class: GraphClass, attr: str, scope) -> bool:
+def aliases_local(graph_class: GraphClass, attr: str, scope) -> bool:
     """`self.x` is __init__'s local `x`: one binding of `x`, stored by `self.x = x` at top level only.
     (Otherwise the attribute takes another name when __init__ is inlined.)"""
     self_name = graph_class.init.params.params[0].name.value
     top_aliases = {id(m.body[0].targets[0].target) for m in graph_class.init.body.body if alias_of(m, self_name) == attr}
-    assigned = [a for a, stored in self_attributes(resolver, graph_class.init, self_name, graph_class.name)
-                if stored and a.attr.value == attr]
+    assigned = [a for a, stored in graph_class.init_uses if stored and a.attr.value == attr]
     return len(scope.assignments[attr]) == 1 and all(id(a) in top_aliases for a in assigned)
 
 

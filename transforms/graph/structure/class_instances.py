@@ -84,7 +84,7 @@ def _prefixed_names(resolver, graph_class: GraphClass, instance: str) -> dict[st
     local = {name: f"{instance}_{name}" for name in _bound_names(scope) if name != self_name}
     attributes = {f"self.{attr}": f"{instance}_{attr}" for attr in graph_class.attributes}
     for attr in graph_class.attributes:
-        if attr in local and not aliases_local(resolver, graph_class, attr, scope):
+        if attr in local and not aliases_local(graph_class, attr, scope):
             raise Refusal(graph_class.init, f"'{graph_class.name}.__init__' has a local and an attribute named "
                                             f"'{attr}'; with several instances both would be '{instance}_{attr}'")
     return {**local, **attributes}

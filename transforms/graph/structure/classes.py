@@ -38,7 +38,7 @@ An attribute whose name `__init__` also uses for a different local takes the nam
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import PositionProvider
 
 from transforms.graph.structure.class_checks import (
     GraphClass,
@@ -55,6 +55,7 @@ from transforms.graph.structure.class_instances import instance_copies
 from transforms.graph.structure.inline import _TrackingReplacer, inlined_program
 from transforms.graph._pipeline import GraphProgram
 from transforms.graph.analysis.resolver import GraphResolver
+from transforms.common.lazy_metadata import LazyMetadataWrapper
 from transforms.common.syntax import NodeOrigins, Refusal, is_target, load_names, statement
 
 
@@ -107,7 +108,7 @@ class _ClassProgram:
     def convert(self) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
         inner = type(self.transform)(self.transform.context)
         inner._module, inner._aliases = self.module, None
-        with inner.resolve(MetadataWrapper(self.module, unsafe_skip_copy=True)):
+        with inner.resolve(LazyMetadataWrapper(self.module, unsafe_skip_copy=True)):
             try:  # the inner machinery maps what it reports back onto self.module
                 module, sites = self._program(inner).convert()
             except Refusal as refusal:
@@ -141,7 +142,7 @@ def _init_replacements(resolver, graph_class: GraphClass) -> dict:
     scope = resolver.scope(init.body.body[0])
     replacements = {}
     local = _local_names(resolver, graph_class, scope)
-    for attribute, _ in self_attributes(resolver, init, self_name, name):
+    for attribute, _ in graph_class.init_uses:
         replacements[id(attribute)] = lambda _, attr=attribute.attr.value: cst.Name(local[attr])
     for member in init.body.body:
         aliased = alias_of(member, self_name)
@@ -164,7 +165,7 @@ def _local_names(resolver, graph_class: GraphClass, scope) -> dict[str, str]:
     local = {}
     for attr in graph_class.attributes:
         prefixed = f"{graph_class.instance.value}_{attr}"
-        if (attr in scope.assignments and aliases_local(resolver, graph_class, attr, scope)) or (
+        if (attr in scope.assignments and aliases_local(graph_class, attr, scope)) or (
                 attr not in scope.assignments and attr not in taken):
             local[attr] = attr
         elif prefixed not in taken and prefixed not in graph_class.attributes:

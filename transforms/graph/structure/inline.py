@@ -8,7 +8,7 @@ always point into the file as the user wrote it."""
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import PositionProvider
 
 from transforms.graph.structure.builders import find_builder, inline_builder
 from transforms.graph._pipeline import GraphProgram
@@ -17,6 +17,7 @@ from transforms.graph.sessions.session_helpers import SessionHelper, bound_argum
 from transforms.graph.sessions.sessions import find_sessions
 from transforms.graph.structure.summary_helpers import (find_summary_helpers, summary_helper_replacements,
                                                          taken_names)
+from transforms.common.lazy_metadata import LazyMetadataWrapper
 from transforms.common.syntax import NodeOrigins, NodeReplacer, Refusal, load_names, walk
 
 
@@ -53,7 +54,7 @@ class InlinedProgram:
         return node if known else self.fallback
 
     def convert(self) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
-        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+        wrapper = LazyMetadataWrapper(self.module, unsafe_skip_copy=True)
         inner = type(self.transform)(self.transform.context)
         inner._module, inner._aliases = self.module, None
         with inner.resolve(wrapper):
