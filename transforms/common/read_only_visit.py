@@ -14,7 +14,7 @@ for them. Transformers keep libcst's visit unchanged.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from weakref import WeakKeyDictionary
 
 import libcst as cst
 from libcst._batched_visitor import _BatchedCSTVisitor
@@ -56,11 +56,28 @@ def _has_field_hooks(visitor: cst.CSTVisitor) -> bool:
     return _defines_field_hooks(cls)
 
 
-@lru_cache(maxsize=None)
 def _defines_field_hooks(cls: type) -> bool:
-    """Whether the class has a real `visit_<Type>_<field>` / `leave_<Type>_<field>` hook."""
-    return any(name.startswith(("visit_", "leave_")) and name[6:7].isupper() and name.count("_") > 1
-               and not getattr(getattr(cls, name), "_is_no_op", False) for name in dir(cls))
+    """Whether the class has a real `visit_<Type>_<field>` / `leave_<Type>_<field>` hook (a class
+    that overrides a base's real hook with a no-op counts as having one: the slower walk is right for
+    it too). Remembered weakly, per class of the MRO: visitors are often classes made afresh by each
+    call of the function that defines them, and only their own few names need looking at."""
+    known = _FIELD_HOOKS.get(cls)
+    if known is None:
+        known = _FIELD_HOOKS[cls] = any(_own_field_hooks(klass) for klass in cls.__mro__)
+    return known
+
+
+def _own_field_hooks(klass: type) -> bool:
+    known = _FIELD_HOOKS_OWN.get(klass)
+    if known is None:
+        known = _FIELD_HOOKS_OWN[klass] = any(
+            name.startswith(("visit_", "leave_")) and name[6:7].isupper() and name.count("_") > 1
+            and not getattr(value, "_is_no_op", False) for name, value in vars(klass).items())
+    return known
+
+
+_FIELD_HOOKS: WeakKeyDictionary[type, bool] = WeakKeyDictionary()
+_FIELD_HOOKS_OWN: WeakKeyDictionary[type, bool] = WeakKeyDictionary()
 
 
 def _visit(self: CSTNode, visitor):
