@@ -107,6 +107,7 @@ def test_bidirectional_forward_layer_maps_to_the_fw_scope():
     ("rnn_bidirectional_tagger.py", {"bidirectional_rnn/forward_fw/lstm_cell/kernel", "bidirectional_rnn/bw/lstm_cell/kernel"}),
     ("rnn_static_contrib.py", {"rnn/lstm_cell/kernel", "rnn/lstm_cell/recurrent_kernel", "rnn/lstm_cell/bias"}),
     ("mixed_gru_data_summaries.py", {"rnn/gru_cell/kernel", "rnn/gru_cell/recurrent_kernel", "rnn/gru_cell/bias"}),
+    ("rnn_bidirectional_lengths.py", {"biGRU/forward_fw/gru_cell/kernel", "biGRU/bw/gru_cell/kernel"}),
 ])
 def test_rnn_examples_are_equivalent_under_the_harness(name, converted_names, tmp_path: Path):
     report = tmp_path / "report.json"

@@ -92,6 +92,8 @@ class GraphProgram(GraphResolver):
         run_sites = [(site.call, f.name) for f in functions for site in f.sites]
         for site in reopening:
             self.transform.report(site.call, REINITIALISED, fixed=True)
+        for call, message in scanner.rnn.notes:
+            self.transform.report(call, message, fixed=True)
         return module, sorted(run_sites, key=lambda pair: self.line(pair[0]))
 
     def _reinitialise(self, reopening, block, scanner, sites, names, definitions, replacements) -> None:

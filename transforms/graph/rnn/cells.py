@@ -26,7 +26,7 @@ sequence_length elsewhere, initial_state, time_major, a cell run twice, state re
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -34,7 +34,7 @@ from transforms.common.graph_symbols import rnn_cell_kind
 from transforms.graph.layers.keras_layers import LayerUse
 from transforms.graph.analysis.model import Item, Kind
 from transforms.graph.rnn.sequence_steps import bound_value, dataset_time_steps, module_integer
-from transforms.common.syntax import Refusal, bind_arguments, code, string_value
+from transforms.common.syntax import Refusal, bind_arguments, code, statement, string_value
 
 _CELL_SIGNATURES = {
     "tf.nn.rnn_cell.LSTMCell": ["num_units", "use_peepholes", "cell_clip", "initializer", "num_proj", "proj_clip",
@@ -48,12 +48,18 @@ _CELL_SIGNATURES = {
 }
 _HARMLESS = {"num_units", "activation", "dtype", "forget_bias", "state_is_tuple", "use_peepholes"}
 _KERAS = {"lstm": "LSTM", "gru": "GRU", "simple": "SimpleRNN"}
+_CELL_KINDS = {*_CELL_SIGNATURES, *(name.replace("tf.nn.rnn_cell.", "tf.contrib.rnn.") for name in _CELL_SIGNATURES)}
 _DYNAMIC_RNN = ["cell", "inputs", "sequence_length", "initial_state", "dtype", "parallel_iterations",
                 "swap_memory", "time_major", "scope"]
 _BIDIRECTIONAL_RNN = ["cell_fw", "cell_bw", "inputs", "sequence_length", "initial_state_fw", "initial_state_bw",
                       "dtype", "parallel_iterations", "swap_memory", "time_major", "scope"]
 _STATIC_RNN = ["cell", "inputs", "initial_state", "dtype", "sequence_length", "scope"]
+_DROPOUT_WRAPPER = ["cell", "input_keep_prob", "output_keep_prob", "state_keep_prob", "variational_recurrent",
+                    "input_size", "dtype", "seed", "dropout_state_filter_visitor"]
 _LSTM_STATE = {"c": 0, "h": 1}  # LSTMStateTuple(c, h)
+DROPOUT_NOTE = ("DropoutWrapper -> tf.nn.dropout on the RNN layer's whole input / output sequence: each element "
+                "kept with the same probability, but drawn at once (TF1 drew a mask per step), so the random "
+                "values differ from TF1's")
 # Longest fixed sequence a converted run is unrolled over (unrolling builds one cell computation per
 # step: worth it for the short sequences where the loop's per-step overhead dominates).
 MAX_UNROLLED_STEPS = 32
@@ -66,6 +72,10 @@ class Cell:
     activation: cst.BaseExpression | None
     node: cst.Call
     used: bool = False
+    #: DropoutWrapper's keep probabilities that drop something (None: keeps everything).
+    input_keep: cst.BaseExpression | None = None
+    output_keep: cst.BaseExpression | None = None
+    wrapper: cst.Call | None = None  # the DropoutWrapper call
 
 
 class RnnConverter:
@@ -75,6 +85,8 @@ class RnnConverter:
         self.scope_counts = {"rnn": 0, "bidirectional_rnn": 0}
         self.sequence_steps: dict[str, int] = {}  # outputs of block runs -> their fixed number of steps
         self._placeholders: dict = {}
+        #: (DropoutWrapper call, what its conversion computes otherwise): findings for a converted file.
+        self.notes: list[tuple[cst.Call, str]] = []
 
     def run(self, item: Item, target: cst.BaseExpression, call: cst.Call, tf_name: str) -> None:
         """A run in the graph block: its statement becomes the Keras layer's call."""
@@ -82,6 +94,28 @@ class RnnConverter:
                                       self.scanner.block.member_aliases, self.scanner.block.placeholders)
         item.body = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(conversion.target())], call)])
         self.scanner.graph_statement(item, conversion.defined, call, extra_uses=[conversion.use])
+        for dropout in conversion.output_dropouts:
+            self._output_dropout(item, dropout)
+        for name, (forward, backward) in conversion.pairs:
+            self._pair(item, name, forward, backward)
+
+    def _pair(self, item: Item, name: str, forward: str, backward: str) -> None:
+        """A statement after the run's: `name = (forward, backward)`, the pair TF1 bound to `name`."""
+        line = statement(f"{name} = ({forward}, {backward})")
+        pair = self._follow(item, line)
+        self.scanner.graph_statement(pair, (name,), line.body[0].value, extra_reads={forward, backward})
+
+    def _follow(self, item: Item, line: cst.SimpleStatementLine) -> Item:
+        items = self.scanner.flattener.items
+        follow = Item(line, len(items), item.scopes)
+        items.append(follow)
+        return follow
+
+    def _output_dropout(self, item: Item, dropout: OutputDropout) -> None:
+        """A statement after the run's: the outputs TF1 read from the DropoutWrapper, dropped."""
+        line = dropout.statement()
+        dropped = self._follow(item, line)
+        self.scanner.graph_statement(dropped, (dropout.outputs,), dropout.keep, extra_reads={dropout.raw})
 
     def convert_run(self, target: cst.BaseExpression, call: cst.Call, tf_name: str, cells: dict,
                     references: Callable[[str], list], aliases: dict, placeholders: dict | None = None) -> RunConversion:
@@ -107,6 +141,8 @@ class RnnConverter:
         `outputs[i]` becomes step i of the layer's output sequence."""
         bound = _run_arguments(call, _STATIC_RNN, "tf.nn.static_rnn")
         cell = self._cell(bound.get("cell"))
+        if cell.input_keep is not None or cell.output_keep is not None:
+            raise Refusal(call, "a DropoutWrapper cell run by static_rnn is not modelled")
         outputs, state = self._targets(target)
         layer = self._layer_name(bound.get("scope"), "rnn")
         object_name = self.scanner.names.fresh(_KERAS[cell.kind].lower())
@@ -127,8 +163,9 @@ class RnnConverter:
             self._aliases[id(member)] = f"{sequence}[:, {index}]"
 
     def cell(self, item: Item, target: cst.BaseExpression, call: cst.Call, tf_name: str) -> None:
-        """`cell = tf.nn.rnn_cell.LSTMCell(n)`: remembered until dynamic_rnn runs it."""
-        self.cells[target.value] = parse_cell(target, call, tf_name)
+        """`cell = tf.nn.rnn_cell.LSTMCell(n)` (or a DropoutWrapper of such a cell): remembered until
+        dynamic_rnn runs it."""
+        self.cells[target.value] = parse_cell(target, call, tf_name, self.cells, self.scanner.resolver.tf_name)
         item.kind, item.defines = Kind.RNN_CELL, (target.value,)
         self.scanner.kinds[target.value] = Kind.RNN_CELL
 
@@ -142,38 +179,82 @@ class RnnConverter:
         steps = self._fixed_steps(bound["inputs"])
         lengths = bound.get("sequence_length")
         construction = self._construction(cell, layer, unroll=steps is not None, masked=lengths is not None)
-        if lengths is None:
-            use = LayerUse(call, object_name, construction, [bound["inputs"]], {}, True, _KERAS[cell.kind])
-        elif isinstance(bound["inputs"], cst.Name):
-            use = _LengthsMaskUse(call, object_name, construction, [bound["inputs"]], {}, True, _KERAS[cell.kind],
-                                  lengths=lengths)
-        else:
-            raise Refusal(bound["inputs"], "tf.nn.dynamic_rnn(sequence_length=...) over inputs that are not a name")
+        use = self._run_use(call, object_name, construction, bound["inputs"], lengths, _KERAS[cell.kind],
+                            "tf.nn.dynamic_rnn", cell.input_keep)
         outputs, state = names
         self._note_steps(steps, outputs)
-        results = [outputs, *self._state_names(cell, state)]
-        return RunConversion(use, results, tuple(n for n in (outputs, state) if n != "_"))
+        dropouts = self._output_dropouts((cell, outputs))
+        layer_outputs = _layer_output(outputs, dropouts)
+        results = [layer_outputs, *self._state_names(cell, state)]
+        return RunConversion(use, results, tuple(n for n in (layer_outputs, state) if n != "_"), dropouts)
+
+    def _run_use(self, call: cst.Call, object_name: str, construction: str, inputs: cst.BaseExpression,
+                 lengths: cst.BaseExpression | None, keras: str, tf_name: str,
+                 input_keep: cst.BaseExpression | None = None) -> LayerUse:
+        """The layer's call: on the inputs (dropped first, for a DropoutWrapper's input_keep_prob), with
+        the mask of the sequence lengths when the run has them."""
+        if lengths is not None and not isinstance(inputs, cst.Name):
+            raise Refusal(inputs, f"{tf_name}(sequence_length=...) over inputs that are not a name")
+        layer_inputs = inputs if input_keep is None else _dropped(inputs, input_keep)
+        if lengths is None:
+            return LayerUse(call, object_name, construction, [layer_inputs], {}, True, keras)
+        return _LengthsMaskUse(call, object_name, construction, [layer_inputs], {}, True, keras, lengths=lengths,
+                               sequences=inputs)
+
+    def _output_dropouts(self, *runs: tuple[Cell, str]) -> list[OutputDropout]:
+        """For each (cell, outputs name) whose cell drops its outputs: the name the layer binds instead."""
+        for cell, _ in runs:
+            if cell.input_keep is not None or cell.output_keep is not None:
+                self.notes.append((cell.wrapper, DROPOUT_NOTE))
+        return [OutputDropout(outputs, self.scanner.names.fresh(f"{outputs}_undropped"), cell.output_keep)
+                for cell, outputs in runs if cell.output_keep is not None and outputs != "_"]
 
     def bidirectional_dynamic_rnn(self, target: cst.BaseExpression, call: cst.Call) -> RunConversion:
         """`(out_fw, out_bw), (state_fw, state_bw) = tf.nn.bidirectional_dynamic_rnn(cell_fw, cell_bw, x, ...)`
         -> `Bidirectional(<fw layer>, backward_layer=<bw layer, go_backwards>, merge_mode=None)`, whose
         backward outputs come back in input time order, as TF1's do."""
-        bound = _run_arguments(call, _BIDIRECTIONAL_RNN, "tf.nn.bidirectional_dynamic_rnn")
+        bound = _run_arguments(call, _BIDIRECTIONAL_RNN, "tf.nn.bidirectional_dynamic_rnn", modelled=("sequence_length",))
         forward, backward = self._cell(bound.get("cell_fw")), self._cell(bound.get("cell_bw"))
         if forward.kind != backward.kind:
             raise Refusal(call, "forward and backward cells of different kinds are not modelled")
-        (out_fw, out_bw), (state_fw, state_bw) = (self._targets(part) for part in self._targets_nodes(target))
+        if forward.input_keep is not None or backward.input_keep is not None:
+            raise Refusal(call, "DropoutWrapper(input_keep_prob=...) in a bidirectional run (each direction drops "
+                                "its own inputs) is not modelled")
+        pairs: list[tuple[str, tuple[str, str]]] = []
+        (out_fw, out_bw), (state_fw, state_bw) = (self._direction_targets(part, pairs)
+                                                  for part in self._targets_nodes(target))
+        if forward.kind == "lstm" and any(pair[1] == (state_fw, state_bw) for pair in pairs):
+            raise Refusal(target, "LSTM states of a bidirectional run read as one pair are not modelled")
         layer = self._layer_name(bound.get("scope"), "bidirectional_rnn")
         object_name = self.scanner.names.fresh("bidirectional")
         steps = self._fixed_steps(bound["inputs"])
-        unroll = steps is not None
-        construction = (f"tf.keras.layers.Bidirectional({self._construction(forward, 'fw', unroll=unroll)}, "
-                        f"backward_layer={self._construction(backward, 'bw', go_backwards=True, unroll=unroll)}, "
+        lengths = bound.get("sequence_length")
+        masked = lengths is not None
+        # Not unrolled when masked: Bidirectional makes its backward layer zero the outputs of masked
+        # steps, and Keras's unrolled loop then zeroes the backward outputs at unreversed positions.
+        unroll = steps is not None and not masked
+        construction = (f"tf.keras.layers.Bidirectional("
+                        f"{self._construction(forward, 'fw', unroll=unroll, masked=masked)}, backward_layer="
+                        f"{self._construction(backward, 'bw', go_backwards=True, unroll=unroll, masked=masked)}, "
                         f"merge_mode=None, name={layer!r})")
         self._note_steps(steps, out_fw, out_bw)
-        use = LayerUse(call, object_name, construction, [bound["inputs"]], {}, True, "Bidirectional")
-        results = [out_fw, out_bw, *self._state_names(forward, state_fw), *self._state_names(backward, state_bw)]
-        return RunConversion(use, results, tuple(n for n in (out_fw, out_bw, state_fw, state_bw) if n != "_"))
+        use = self._run_use(call, object_name, construction, bound["inputs"], lengths, "Bidirectional",
+                            "tf.nn.bidirectional_dynamic_rnn")
+        dropouts = self._output_dropouts((forward, out_fw), (backward, out_bw))
+        layer_outputs = _layer_output(out_fw, dropouts), _layer_output(out_bw, dropouts)
+        results = [*layer_outputs, *self._state_names(forward, state_fw), *self._state_names(backward, state_bw)]
+        defined = tuple(n for n in (*layer_outputs, state_fw, state_bw) if n != "_")
+        return RunConversion(use, results, defined, dropouts, pairs)
+
+    def _direction_targets(self, target: cst.BaseExpression, pairs: list) -> tuple[str, str]:
+        """(forward, backward) names for one half of a bidirectional run's result: `(fw, bw)` as
+        written, or fresh ones for a pair bound to one name (bound to the pair after the run)."""
+        if not isinstance(target, cst.Name) or target.value == "_":
+            return self._targets(target)
+        names = self.scanner.names
+        directions = names.fresh(f"{target.value}_fw"), names.fresh(f"{target.value}_bw")
+        pairs.append((target.value, directions))
+        return directions
 
     def _fixed_steps(self, inputs: cst.BaseExpression) -> int | None:
         """The fixed, short number of steps of a block run's inputs: a placeholder bound once, shaped
@@ -286,6 +367,31 @@ def _run_arguments(call: cst.Call, signature: list[str], tf_name: str, modelled:
 
 
 @dataclass
+class OutputDropout:
+    """`outputs = tf.nn.dropout(raw, rate=1 - keep)`: a DropoutWrapper's output_keep_prob, applied to
+    the whole output sequence the Keras layer bound to `raw`."""
+
+    outputs: str
+    raw: str
+    keep: cst.BaseExpression
+
+    def statement(self) -> cst.SimpleStatementLine:
+        return statement(f"{self.outputs} = tf.nn.dropout({self.raw}, rate=1 - {code(_operand(self.keep))})")
+
+
+def _layer_output(outputs: str, dropouts: list[OutputDropout]) -> str:
+    return next((dropout.raw for dropout in dropouts if dropout.outputs == outputs), outputs)
+
+
+def _dropped(inputs: cst.BaseExpression, keep: cst.BaseExpression) -> cst.Call:
+    """`tf.nn.dropout(inputs, rate=1 - keep)`, holding the nodes themselves (renames still apply)."""
+    template = cst.parse_expression("tf.nn.dropout(inputs, rate=1 - keep)")
+    rate = template.args[1].value.with_changes(right=_operand(keep))
+    return template.with_changes(args=[template.args[0].with_changes(value=inputs),
+                                       template.args[1].with_changes(value=rate)])
+
+
+@dataclass
 class RunConversion:
     """A converted RNN run: the Keras layer and its call, the names it binds (in the layer's
     result order), and the TF1 names the statement defined."""
@@ -293,15 +399,22 @@ class RunConversion:
     use: LayerUse
     results: list[str]
     defined: tuple[str, ...]
+    output_dropouts: list[OutputDropout] = field(default_factory=list)
+    #: Names TF1 bound to a (forward, backward) pair, with the names of its two parts.
+    pairs: list[tuple[str, tuple[str, str]]] = field(default_factory=list)
 
     def target(self) -> cst.Tuple:
         return cst.Tuple([cst.Element(cst.Name(n)) for n in self.results], lpar=[], rpar=[])
 
 
-def parse_cell(target: cst.BaseExpression, call: cst.Call, tf_name: str) -> Cell:
-    """`cell = tf.nn.rnn_cell.LSTMCell(n)`, refused where the Keras layer would compute otherwise."""
+def parse_cell(target: cst.BaseExpression, call: cst.Call, tf_name: str, cells: dict[str, Cell],
+               tf_name_of: Callable[[cst.BaseExpression], str | None]) -> Cell:
+    """`cell = tf.nn.rnn_cell.LSTMCell(n)`, refused where the Keras layer would compute otherwise;
+    `cell = DropoutWrapper(<one of cells, or a cell made here>, ...)` (`tf_name_of` names its callee)."""
     if not isinstance(target, cst.Name):
         raise Refusal(target, f"{tf_name} assigned to something other than a name")
+    if rnn_cell_kind(tf_name) == "dropout":
+        return _dropout_wrapper(target, call, tf_name, cells, tf_name_of)
     signature = _CELL_SIGNATURES[tf_name.replace("tf.contrib.rnn.", "tf.nn.rnn_cell.")]
     bound = bind_arguments(call, signature, tf_name)
     for parameter, value in bound.items():
@@ -310,6 +423,55 @@ def parse_cell(target: cst.BaseExpression, call: cst.Call, tf_name: str) -> Cell
     if "num_units" not in bound:
         raise Refusal(call, f"{tf_name} without num_units")
     return Cell(rnn_cell_kind(tf_name), bound["num_units"], bound.get("activation"), call)
+
+
+def layer_settings(call: cst.Call, tf_name: str) -> cst.CSTNode:
+    """The part of a cell's construction that configures its Keras layer: the call itself, or the
+    wrapped cell of a DropoutWrapper (whose keep probabilities apply where the cell runs)."""
+    if rnn_cell_kind(tf_name) != "dropout":
+        return call
+    return bind_arguments(call, _DROPOUT_WRAPPER, tf_name).get("cell") or call
+
+
+def _dropout_wrapper(target: cst.Name, call: cst.Call, tf_name: str, cells: dict[str, Cell],
+                     tf_name_of: Callable[[cst.BaseExpression], str | None]) -> Cell:
+    """The wrapped cell, with the keep probabilities that drop something. TF1 drops each step's
+    inputs and outputs with a fresh mask; dropping the whole sequence at once gives every element the
+    same distribution (the random draws differ from TF1's, as any other random op's do)."""
+    bound = bind_arguments(call, _DROPOUT_WRAPPER, tf_name)
+    wrapped = bound.get("cell")
+    inner = tf_name_of(wrapped.func) if isinstance(wrapped, cst.Call) else None
+    if inner in _CELL_KINDS:
+        cells = {target.value: parse_cell(target, wrapped, inner, cells, tf_name_of)}
+        wrapped = target
+    if not (isinstance(wrapped, cst.Name) and wrapped.value in cells):
+        raise Refusal(wrapped or call, f"{tf_name} of a cell not created as `cell = <RNN cell>(...)` before it")
+    for parameter, value in bound.items():
+        if parameter not in ("cell", "input_keep_prob", "output_keep_prob", "state_keep_prob"):
+            raise Refusal(value, f"{tf_name}({parameter}=...) is not modelled")
+    if _drops(bound.get("state_keep_prob")):
+        raise Refusal(bound["state_keep_prob"], f"{tf_name}(state_keep_prob=...) (the state passed between steps "
+                                                "dropped) is not modelled")
+    cell = cells[wrapped.value]
+    if cell.used or cell.input_keep is not None or cell.output_keep is not None:
+        raise Refusal(wrapped, f"cell '{wrapped.value}' wrapped twice or also run unwrapped: not modelled")
+    cell.used = True  # runs only through the wrapper
+    return replace(cell, used=False, wrapper=call, input_keep=_drops(bound.get("input_keep_prob")),
+                   output_keep=_drops(bound.get("output_keep_prob")))
+
+
+def _operand(keep: cst.BaseExpression) -> cst.BaseExpression:
+    """`keep` as the right operand of `1 - keep`: parenthesised unless it binds tighter than `-`."""
+    if isinstance(keep, (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.Float, cst.Integer)) or keep.lpar:
+        return keep
+    return keep.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _drops(keep: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """The keep probability, unless it keeps everything (absent, or the literal 1): TF1 then adds no dropout."""
+    if keep is None or (isinstance(keep, (cst.Float, cst.Integer)) and float(keep.value) == 1.0):
+        return None
+    return keep
 
 
 @dataclass
@@ -327,10 +489,11 @@ class _LengthsMaskUse(LayerUse):
     and, with zero_output_for_mask, output zeros after it, as TF1 did."""
 
     lengths: cst.BaseExpression | None = None
+    sequences: cst.BaseExpression | None = None  # the inputs before any dropout: their steps
 
     def call_code(self, render=code) -> str:
-        inputs = render(self.inputs[0])
-        return f"{self.object_name}({inputs}, mask=tf.sequence_mask({render(self.lengths)}, tf.shape({inputs})[1]))"
+        steps = f"tf.shape({render(self.sequences)})[1]"
+        return f"{self.object_name}({render(self.inputs[0])}, mask=tf.sequence_mask({render(self.lengths)}, {steps}))"
 
 
 def _time_dimension(shape: str, module: cst.Module, rank: int = 3) -> int | None:

@@ -16,7 +16,7 @@ import libcst as cst
 
 from transforms.common.graph_symbols import Category
 from transforms.graph.layers.keras_layers import LayerUse
-from transforms.graph.rnn.cells import parse_cell
+from transforms.graph.rnn.cells import layer_settings, parse_cell
 from transforms.common.syntax import Refusal, load_names, walk
 
 RNN_CATEGORIES = (Category.RNN_CELL, Category.RNN_RUN)
@@ -39,15 +39,21 @@ def convert_rnn_helper(scanner, helper: cst.FunctionDef) -> list[LayerUse]:
         target, call, tf_name, category = found
         planned.add(id(call))
         if category is Category.RNN_CELL:
-            cells[target.value] = parse_cell(target, call, tf_name)
+            cells[target.value] = parse_cell(target, call, tf_name, cells, scanner.resolver.tf_name)
+            settings = layer_settings(call, tf_name)
+            planned.add(id(settings))  # a cell made inside a DropoutWrapper
             _check_only_run_reads(resolver, target)
-            _check_settings_are_global(resolver, helper, call)
+            _check_settings_are_global(resolver, helper, settings)
             scanner.helper_rewrites[id(statement)] = lambda _: cst.RemovalSentinel.REMOVE
             continue
         aliases: dict[int, str] = {}
         conversion = scanner.rnn.convert_run(target, call, tf_name, cells,
                                              lambda name, anchor=target: _references(resolver, anchor, name), aliases)
         scanner.helper_rewrites[id(target)] = lambda _, new=conversion.target(): new
+        if conversion.output_dropouts:
+            dropped = [dropout.statement() for dropout in conversion.output_dropouts]
+            scanner.helper_rewrites[id(statement)] = lambda updated, dropped=dropped: cst.FlattenSentinel(
+                [updated, *dropped])
         scanner.helper_rewrites.update({key: (lambda _, text=text: cst.parse_expression(text))
                                         for key, text in aliases.items()})
         uses.append(conversion.use)
@@ -78,9 +84,9 @@ def _references(resolver, anchor: cst.BaseExpression, name: str) -> list:
     return [access for assignment in resolver.assignments_of(node) for access in assignment.references]
 
 
-def _check_settings_are_global(resolver, helper: cst.FunctionDef, call: cst.Call) -> None:
+def _check_settings_are_global(resolver, helper: cst.FunctionDef, settings: cst.CSTNode) -> None:
     """The layer is built once, outside the function: its settings must not read the function's locals."""
-    for name in load_names(call):
+    for name in load_names(settings):
         scope = resolver.scope(name)
         if scope is not None and getattr(scope, "node", None) is helper and name.value in scope.assignments:
             raise Refusal(name, f"RNN cell settings in '{helper.name.value}' depend on its local '{name.value}'")
