@@ -15,7 +15,7 @@ from transforms.speed.fusion.names import LOOP_SUFFIX
 from transforms.common.graph_symbols import _in, table
 from transforms.speed.fusion.scan import (Outputs, callee_name, calls_in, merged_steps, names_bound, names_read,
                                          parameter_names, step_outputs)
-from transforms.common.syntax import is_docstring, only_small_statement, scan
+from transforms.common.syntax import code_identifiers, is_docstring, module_code, only_small_statement, scan
 
 SAFE_BUILTINS = frozenset({
     "print", "float", "int", "str", "bool", "len", "round", "abs", "min", "max", "repr", "format",
@@ -157,6 +157,9 @@ def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
     """Scan `module` once; `tf_names(node)` gives a node's TensorFlow names (metadata-backed)."""
     facts = ModuleFacts(qualified=qualified, tf_names=tf_names)
     assignments: list[cst.Assign] = []
+    # A name ending in flags.FLAGS is spelled with FLAGS somewhere in the code; without it, no value
+    # needs its qualified names (whose first lookup off the imports resolves every scope).
+    flags_named = "FLAGS" in (code_identifiers(module_code(module)) or {"FLAGS"})
 
     class Scanner(cst.CSTVisitor):
         def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -171,7 +174,8 @@ def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
 
         def visit_Assign(self, node: cst.Assign) -> None:
             assignments.append(node)
-            if _mentions_tf(node.value, tf_names) and not _is_flag_values(node.value, tf_names, qualified):
+            if _mentions_tf(node.value, tf_names) and not (
+                    flags_named and _is_flag_values(node.value, tf_names, qualified)):
                 facts.state |= names_bound(node.targets)  # not a comprehension's own names in the value
 
         def visit_Name(self, node: cst.Name) -> None:
