@@ -202,7 +202,8 @@ class RnnConverter:
                                sequences=inputs)
 
     def _output_dropouts(self, *runs: tuple[Cell, str]) -> list[OutputDropout]:
-        """For each (cell, outputs name) whose cell drops its outputs: the name the layer binds instead."""
+        """For each (cell, outputs name) whose cell drops its outputs: the name the layer binds instead.
+        Each cell that drops anything gets its finding (DROPOUT_NOTE)."""
         for cell, _ in runs:
             if cell.input_keep is not None or cell.output_keep is not None:
                 self.notes.append((cell.wrapper, DROPOUT_NOTE))
@@ -249,7 +250,9 @@ class RnnConverter:
     def _direction_targets(self, target: cst.BaseExpression, pairs: list) -> tuple[str, str]:
         """(forward, backward) names for one half of a bidirectional run's result: `(fw, bw)` as
         written, or fresh ones for a pair bound to one name (bound to the pair after the run)."""
-        if not isinstance(target, cst.Name) or target.value == "_":
+        if isinstance(target, cst.Name) and target.value == "_":
+            return "_", "_"
+        if not isinstance(target, cst.Name):
             return self._targets(target)
         names = self.scanner.names
         directions = names.fresh(f"{target.value}_fw"), names.fresh(f"{target.value}_bw")
