@@ -18,10 +18,13 @@ literal or a module constant of at most MAX_UNROLLED_STEPS, batches of NumPy seq
 length read from a dataset (`rnn/sequence_steps.py`), or the outputs of such a run) gets
 `unroll=True`: the same cell computation per step, without Keras's generic while loop, whose per-step
 cost (TensorArrays, the v2 While op and its gradient's accumulators) made the migrated LSTM step about
-twice as slow as TF1's dynamic_rnn on CPU. dynamic_rnn's sequence_length becomes the layer's mask
-(`tf.sequence_mask`), with zero_output_for_mask: the state of each sequence's last step, zeros after
-it. Refused: peepholes, projections, clipping, forget_bias other than 1.0, custom initializers,
-sequence_length elsewhere, initial_state, time_major, a cell run twice, state read any other way.
+twice as slow as TF1's dynamic_rnn on CPU. The sequence_length of dynamic_rnn and
+bidirectional_dynamic_rnn becomes the layer's mask (`tf.sequence_mask`), with zero_output_for_mask:
+the state of each sequence's last step, zeros after it. A DropoutWrapper's input / output keep
+probabilities become tf.nn.dropout on the layer's input / output sequence (one mask per sequence
+where TF1 drew one per step: a finding says so). Refused: peepholes, projections, clipping,
+forget_bias other than 1.0, custom initializers, sequence_length in static_rnn, initial_state,
+time_major, state dropout, a cell run twice, state read any other way.
 """
 from __future__ import annotations
 
