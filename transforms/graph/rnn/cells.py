@@ -448,9 +448,10 @@ def _dropout_wrapper(target: cst.Name, call: cst.Call, tf_name: str, cells: dict
     wrapped = bound.get("cell")
     inner = tf_name_of(wrapped.func) if isinstance(wrapped, cst.Call) else None
     if inner in _CELL_KINDS:
-        cells = {target.value: parse_cell(target, wrapped, inner, cells, tf_name_of)}
-        wrapped = target
-    if not (isinstance(wrapped, cst.Name) and wrapped.value in cells):
+        cell = parse_cell(target, wrapped, inner, cells, tf_name_of)
+    elif isinstance(wrapped, cst.Name) and wrapped.value in cells:
+        cell = cells[wrapped.value]
+    else:
         raise Refusal(wrapped or call, f"{tf_name} of a cell not created as `cell = <RNN cell>(...)` before it")
     for parameter, value in bound.items():
         if parameter not in ("cell", "input_keep_prob", "output_keep_prob", "state_keep_prob"):
@@ -458,7 +459,6 @@ def _dropout_wrapper(target: cst.Name, call: cst.Call, tf_name: str, cells: dict
     if _drops(bound.get("state_keep_prob")):
         raise Refusal(bound["state_keep_prob"], f"{tf_name}(state_keep_prob=...) (the state passed between steps "
                                                 "dropped) is not modelled")
-    cell = cells[wrapped.value]
     if cell.used or cell.input_keep is not None or cell.output_keep is not None:
         raise Refusal(wrapped, f"cell '{wrapped.value}' wrapped twice or also run unwrapped: not modelled")
     cell.used = True  # runs only through the wrapper
