@@ -42,7 +42,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from _api_metadata import LEGACY_KERAS_MODULES, ConverterMetadata, walk_v1_api  # noqa: E402
+from _api_metadata import LEGACY_KERAS_MODULES, ConverterMetadata, v2_export_names, walk_v1_api  # noqa: E402
 from _classify_api import classify_symbols  # noqa: E402
 
 # Run in a child process: which `tf.`-paths resolve, read as a JSON list on stdin.
@@ -70,16 +70,29 @@ def resolvable_in_default_tf(paths: list[str]) -> set[str]:
     return set(json.loads(child.stdout.strip().splitlines()[-1]))
 
 
+# TF 1.x's contrib/util/__init__.py imported these from tensorflow.python.framework.tensor_util
+# (MakeNdarray as make_ndarray): contrib name -> tensor_util name.
+CONTRIB_UTIL_TENSOR_UTIL = {"constant_value": "constant_value", "make_ndarray": "MakeNdarray",
+                            "make_tensor_proto": "make_tensor_proto"}
+
+
 def contrib_reexports(tf, converter: ConverterMetadata) -> dict[str, str]:
     """tf.contrib names that were core objects: TF 1.x's contrib/rnn/__init__.py imported the core
     RNN cells (tensorflow.python.ops.rnn_cell) and the static RNN functions, so `tf.contrib.rnn.X` is
     the object TF2 keeps as `tf.compat.v1.nn.rnn_cell.X` (or `tf.compat.v1.nn.X`). The converter
-    lists most of them; the cell wrappers (DropoutWrapper, ...) come from the module itself."""
+    lists most of them; the cell wrappers (DropoutWrapper, ...) come from the module itself.
+    tf.contrib.util's tensor_util functions take the names TF2 exports them under."""
+    from tensorflow.python.framework import tensor_util
+
     renames = {f"tf.contrib.rnn.{name}": f"tf.compat.v1.nn.rnn_cell.{name}"
                for name in dir(tf.compat.v1.nn.rnn_cell) if not name.startswith("_")}
     for source, target in converter.symbol_renames.items():
         if source.startswith("tf.contrib.rnn.") and target.startswith("tf.compat.v1.nn."):
             renames[source] = target
+    for name, core_name in CONTRIB_UTIL_TENSOR_UTIL.items():
+        exported = v2_export_names(getattr(tensor_util, core_name))
+        if exported:
+            renames[f"tf.contrib.util.{name}"] = exported[0]
     return dict(sorted(renames.items()))
 
 

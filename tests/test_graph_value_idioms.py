@@ -33,6 +33,40 @@ with tf.Session() as sess:
     print("RESULT out %r" % [float(v) for v in sess.run(out, {x: data}).ravel()])
 """
 PROGRAMS = {
+    # znxlwm/tensorflow-MNIST-GAN-DCGAN: a discriminator's layers built by one call and reused by the
+    # next (`reuse=True`); the data normalised by `tf.image.resize_images(...).eval()` before training
+    "layer_function_reused": SEEDED_GRAPH + """\
+x = tf.placeholder(tf.float32, [None, 3])
+z = tf.placeholder(tf.float32, [None, 2])
+
+
+def generator(noise):
+    with tf.variable_scope("generator"):
+        grid = tf.reshape(noise, [-1, 1, 1, 2])
+        grid = tf.layers.conv2d_transpose(grid, 3, [2, 2], strides=(2, 2), padding="same",
+                                          kernel_initializer=tf.constant_initializer(0.3))
+        return tf.reduce_mean(grid, axis=[1, 2]) + tf.layers.dense(noise, 3, kernel_initializer=tf.constant_initializer(0.1))
+
+
+def discriminator(inputs, reuse=False):
+    with tf.variable_scope("discriminator", reuse=reuse):
+        hidden = tf.layers.dense(inputs, 4, activation=tf.nn.tanh, kernel_initializer=tf.constant_initializer(0.2))
+        return tf.layers.dense(hidden, 1, kernel_initializer=tf.constant_initializer(-0.1))
+
+
+fake = generator(z)
+real_score = discriminator(x)
+fake_score = discriminator(fake, reuse=True)
+loss = tf.reduce_mean(tf.square(real_score - 1.0)) + tf.reduce_mean(tf.square(fake_score))
+train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    scaled = tf.nn.l2_normalize(data, 1).eval()
+    for step in range(4):
+        _, value = sess.run([train_op, loss], feed_dict={x: scaled, z: data[:, :2]})
+        print("RESULT loss_%d %r" % (step, float(value)))
+    print("RESULT fake %r" % [float(v) for v in sess.run(fake_score, {z: data[:, :2]}).ravel()])
+""",
     # pannous/tensorflow-speech-recognition: `x = inputX = inputs = tf.placeholder(...)`, the later
     # names rebound to tensors; `xg = generated_x = tf.matmul(...)`
     "chained_assignment": SEEDED_GRAPH + """\

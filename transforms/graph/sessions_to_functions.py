@@ -5,7 +5,8 @@ with `variable_scope` / `name_scope` / `Graph().as_default()` / `Session()` bloc
 as data flow (the subpackages of transforms/graph/): which names are placeholders, variables,
 optimizers, graph tensors, train and init ops, sessions, plain Python. Then:
 
-- each distinct `sess.run(fetches, feed_dict)` (also `tensor.eval(...)`, `op.run(...)`) becomes a
+- each distinct `sess.run(fetches, feed_dict)` (also `tensor.eval(...)`, `tf.<op>(...).eval()`,
+  `op.run(...)`) becomes a
   `@tf.function` holding the backward slice from its fetches, in source order with its comments. Its
   arguments are the placeholders that slice needs (graph pruning: others are not passed), with an
   input signature from their dtype and shape (NumPy feeds convert as TF1 converted them, nothing
@@ -31,7 +32,9 @@ optimizers, graph tensors, train and init ops, sessions, plain Python. Then:
   A class instantiated several times (a DQN's `mainQN` and `targetQN`) is written out once per
   instance, `mainQN.Qout` read as `mainQN_Qout` (transforms/graph/structure/class_instances.py).
 - a function creating its variables under `variable_scope(name, reuse=reuse)`, called again with
-  reuse=True / tf.AUTO_REUSE, becomes one tf.Module instance called twice (transforms/graph/structure/modules.py);
+  reuse=True / tf.AUTO_REUSE, becomes one tf.Module instance called twice (transforms/graph/structure/modules.py),
+  and a model function building its layers in such a scope calls the same Keras layers again
+  (transforms/graph/layers/model_functions.py);
   `tf.trainable_variables()` in plain code becomes the list of the variables made so far
   (transforms/graph/layers/variable_lists.py).
 

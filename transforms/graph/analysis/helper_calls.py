@@ -7,6 +7,7 @@ from transforms.graph.layers.model_functions import convert_layer_helper, is_lay
 from transforms.graph.layers.keras_layers import LayerUse
 from transforms.graph.rnn.model_functions import convert_rnn_helper, is_rnn_helper
 from transforms.graph.analysis.model import Item
+from transforms.common.syntax import Refusal
 from transforms.graph.structure.modules import instantiate, is_variable_helper, plan_module
 
 
@@ -26,13 +27,16 @@ def helper_layer_uses(scanner, item: Item, facts) -> list[LayerUse]:
             scanner.module_calls.append(call)
             facts.helper_calls.discard(name)  # no longer a helper that must only compute
         elif is_layer_helper(helper, scanner.analyzer) or is_rnn_helper(helper, scanner.analyzer):
+            runs_rnns = is_rnn_helper(helper, scanner.analyzer)
+            if runs_rnns and name in scanner.converted_helpers:
+                raise Refusal(call, f"'{name}' runs RNNs and is called more than once (each call built new ones)")
             converted = convert_layer_helper(scanner, helper, call)
-            converted += convert_rnn_helper(scanner, helper) if is_rnn_helper(helper, scanner.analyzer) else []
+            converted += convert_rnn_helper(scanner, helper) if runs_rnns else []
             scanner.helper_layer_uses += converted
             if helper in scanner.block.statements:
                 uses += converted
             else:
-                scanner.module_layers[name] = converted
-                item.layers += [use.object_name for use in converted]
+                layers = scanner.module_layers.setdefault(name, converted)  # a reusing call converts none
+                item.layers += [use.object_name for use in layers]
                 scanner.block.layer_objects.update(use.object_name for use in converted if use.has_weights)
     return uses

@@ -57,6 +57,8 @@ class SiteRecognizer:
         receiver, method = node.func.value, node.func.attr.value
         if isinstance(receiver, cst.Call) and method == "run" and not node.args:
             return self.category(receiver.func)[1] is Category.INIT_OP  # tf.global_variables_initializer().run()
+        if isinstance(receiver, cst.Call) and method == "eval":
+            return self.category(receiver.func)[1] is Category.OP  # tf.image.resize_images(images, size).eval()
         if method not in RUN_METHODS or not isinstance(receiver, cst.Name):
             return False
         if self.is_session(receiver):

@@ -51,6 +51,7 @@ class GraphScanner:
         self.feed_dicts: list[cst.Assign] = []
         self.helper_defs: dict[str, cst.FunctionDef] = {}
         self.converted_helpers: set[str] = set()     # model functions whose layers were built once
+        self.layer_helper_settings: dict[str, dict[str, str]] = {}  # model function -> its building call's layer settings
         self.helper_layer_uses: list[LayerUse] = []
         self.regularization_reads: list[tuple[int, cst.Call]] = []  # (item index, call): transforms/graph/layers/regularization.py
         self.helper_scope_blocks: list[cst.With] = []  # scope blocks in model functions, unwrapped

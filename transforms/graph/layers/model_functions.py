@@ -1,7 +1,10 @@
 """Model functions that build layers (`def inference(images): net = tf.layers.conv2d(images, ...)`):
 when graph code calls one exactly once, its layers become Keras objects built once beside the other
 state, and the function itself stays, now calling those objects: a forward pass the step functions
-call. (A second call would have built a second set of layers in TF1: that is refused.)"""
+call. A second call built a second set of layers in TF1 and is refused, unless the layers sit in
+`with tf.variable_scope(<name>, reuse=<parameter>):` and the call passes True (or tf.AUTO_REUSE) for
+it, with the same layer settings: TF1 handed back the same variables, as calling the same Keras
+objects does (a GAN's discriminator on real, then generated images)."""
 from __future__ import annotations
 
 import libcst as cst
@@ -10,6 +13,7 @@ from libcst.metadata import ScopeProvider
 from transforms.common.graph_symbols import Category
 from transforms.graph.layers.keras_layers import LayerUse
 from transforms.common.syntax import Refusal, bind_arguments, code, is_literal, load_names, replace_nodes, walk
+from transforms.graph.structure.scope_reuse import reuse_mode, reuse_parameter
 
 # tf.variable_scope's parameters; tf.name_scope(name, default_name, values) binds the same first three.
 _SCOPE_PARAMETERS = ["name_or_scope", "default_name", "values", "initializer", "regularizer", "caching_device",
@@ -23,14 +27,20 @@ def is_layer_helper(helper: cst.FunctionDef, analyzer) -> bool:
 
 
 def convert_layer_helper(scanner, helper: cst.FunctionDef, call: cst.Call) -> list[LayerUse]:
-    """The Keras objects for the layers `helper` builds, checked to depend on nothing local to it."""
+    """The Keras objects for the layers `helper` builds, checked to depend on nothing local to it;
+    none for a call that reuses the layers an earlier call built."""
     name = helper.name.value
-    if name in scanner.converted_helpers:
-        raise Refusal(call, f"'{name}' builds layers and is called more than once (each call built new ones)")
-    scanner.converted_helpers.add(name)
-    scanner.helper_scope_blocks += _scope_blocks(scanner, helper)
+    reuse = reuse_parameter(helper, scanner.analyzer, Category.LAYER)
     arguments = _call_site_arguments(helper, call)
+    mode = reuse_mode(helper, reuse, arguments, scanner.analyzer, call)
     constants = _literal_parameters(helper, arguments, _module_constants(scanner.resolver.module, helper))
+    if name in scanner.converted_helpers:
+        _check_reusing_call(scanner, helper, call, mode, _settings(helper, arguments, constants, reuse))
+        return []
+    if mode == "True":
+        raise Refusal(call, f"'{name}' is called with reuse=True before a call built its layers (TF1 raises here)")
+    scanner.converted_helpers.add(name)
+    scanner.helper_scope_blocks += _scope_blocks(scanner, helper, reuse)
     uses = []
     for node in walk(helper.body):
         if isinstance(node, cst.Call) and scanner.analyzer.category(node.func)[1] is Category.LAYER:
@@ -40,14 +50,42 @@ def convert_layer_helper(scanner, helper: cst.FunctionDef, call: cst.Call) -> li
             use.check_arguments = {key: arguments.get(value.value, value) if isinstance(value, cst.Name) else value
                                    for key, value in use.call_arguments.items()}
             uses.append(use)
+    scanner.layer_helper_settings[name] = _settings(helper, arguments, constants, reuse, uses)
     return uses
 
 
-def _scope_blocks(scanner, helper: cst.FunctionDef) -> list[cst.With]:
+def _settings(helper: cst.FunctionDef, arguments: dict[str, cst.BaseExpression],
+              constants: dict[str, cst.BaseExpression], reuse: str | None,
+              uses: list[LayerUse] | None = None) -> dict[str, str]:
+    """What a call passes for the parameters that configure the layers (literal settings, and the
+    parameters the layers are called with, such as `training=`): parameter -> code. Without `uses`,
+    every parameter but the reuse one (a reusing call is compared on the building call's keys)."""
+    parameters = {param.name.value: param.default for param in helper.params.params}
+    if uses is None:
+        keys = set(parameters) - {reuse}
+    else:
+        keys = (set(constants) | {name.value for use in uses for value in use.call_arguments.values()
+                                  for name in load_names(value) if name.value in parameters}) - {reuse}
+    values = {key: arguments.get(key, parameters.get(key)) for key in keys}
+    return {key: code(value) for key, value in values.items() if value is not None}
+
+
+def _check_reusing_call(scanner, helper: cst.FunctionDef, call: cst.Call, mode: str, settings: dict[str, str]) -> None:
+    name = helper.name.value
+    if mode == "False":
+        raise Refusal(call, f"'{name}' builds layers and is called more than once without reusing them "
+                            "(each call built new ones)")
+    built = scanner.layer_helper_settings[name]
+    changed = sorted(key for key, value in built.items() if settings.get(key) != value)
+    if changed:
+        raise Refusal(call, f"'{name}' reuses its layers with another '{changed[0]}' than the call that built them")
+
+
+def _scope_blocks(scanner, helper: cst.FunctionDef, reuse: str | None) -> list[cst.With]:
     """`with tf.variable_scope("LeNet"):` / `tf.name_scope` blocks in a model function: they only named
     the variables and ops, and the variables are now the layers' own, built outside the function, so
-    the blocks are unwrapped (scopes that change what is built, such as `reuse` or `initializer`, are
-    refused)."""
+    the blocks are unwrapped (scopes that change what is built, such as `initializer`, are refused;
+    `reuse=<the reuse parameter>` is what calling the same layers again does)."""
     blocks = []
     items = {id(item.item): node for node in walk(helper.body) if isinstance(node, cst.With) for item in node.items}
     for node in walk(helper.body):
@@ -58,6 +96,8 @@ def _scope_blocks(scanner, helper: cst.FunctionDef) -> list[cst.With]:
             raise Refusal(node, f"a scope in '{helper.name.value}' that is not the only item of its `with`")
         bound = bind_arguments(node, _SCOPE_PARAMETERS, "scope")
         extra = set(bound) - {"name_or_scope", "default_name", "values"}
+        if reuse is not None and isinstance(bound.get("reuse"), cst.Name) and bound["reuse"].value == reuse:
+            extra.discard("reuse")
         if extra:
             raise Refusal(node, f"a scope with {sorted(extra)[0]}= in '{helper.name.value}' changes the layers "
                                 "it builds")

@@ -24,7 +24,8 @@ import libcst as cst
 from transforms.common.graph_symbols import Category
 from transforms.graph.layers.keras_layers import LayerUse
 from transforms.graph.structure.module_body import grouped, split_body
-from transforms.common.syntax import Refusal, code, load_names, string_value, walk
+from transforms.graph.structure.scope_reuse import reuse_mode, reuse_parameter
+from transforms.common.syntax import Refusal, code, string_value, walk
 
 _NAME_PARAMETERS = ("name", "scope", "layer_name", "name_scope")
 @dataclass
@@ -58,7 +59,7 @@ def is_variable_helper(function: cst.FunctionDef, analyzer) -> bool:
 def plan_module(function: cst.FunctionDef, call: cst.Call, analyzer, names, initializer_code) -> ModuleHelper:
     params = _parameters(function)
     bound = _bind(function, call, params)
-    reuse = reuse_parameter(function, analyzer)
+    reuse = reuse_parameter(function, analyzer, Category.VARIABLE)
     params = [p for p in params if p != reuse]
     tensor = [p for p in params if p in bound and _is_graph(analyzer, bound[p])]
     if set(tensor) & set(_defaults(function)):
@@ -76,7 +77,7 @@ def instantiate(helper: ModuleHelper, call: cst.Call, analyzer, names, scope: st
     a reusing call gets an existing instance (its construction is then empty). `scope` is the
     variable-scope path the call sits in."""
     bound = _bind(helper.function, call, _parameters(helper.function))
-    reuse = _reuse_mode(helper, bound, analyzer, call)
+    reuse = reuse_mode(helper.function, helper.reuse_param, bound, analyzer, call)
     bound.pop(helper.reuse_param, None)
     if [p for p in bound if _is_graph(analyzer, bound[p])] != [p for p in helper.tensor_params if p in bound]:
         raise Refusal(call, f"'{helper.function.name.value}' is called with tensors in other places")
@@ -97,44 +98,6 @@ def instantiate(helper: ModuleHelper, call: cst.Call, analyzer, names, scope: st
     helper.instances[key] = instance
     config = ", ".join(f"{p}={code(bound[p])}" for p in helper.config_params if p in bound)
     return LayerUse(call, instance, f"{helper.class_name}({config})", inputs, {}, True, "Module")
-
-
-def reuse_parameter(function: cst.FunctionDef, analyzer) -> str | None:
-    """The parameter the function passes as `variable_scope(..., reuse=<it>)` around all its
-    variables (None when it does not take reuse); refused for other uses of reuse."""
-    scopes = [node for node in walk(function.body) if isinstance(node, cst.With) and len(node.items) == 1
-              and isinstance(call := node.items[0].item, cst.Call) and any(
-                  a.keyword and a.keyword.value == "reuse" for a in call.args)]
-    if not scopes:
-        return None
-    name = function.name.value
-    reuse = next(a.value for a in scopes[0].items[0].item.args if a.keyword and a.keyword.value == "reuse")
-    if len(scopes) > 1 or not isinstance(reuse, cst.Name) or reuse.value not in _parameters(function):
-        raise Refusal(scopes[-1], f"'{name}' sets variable-scope reuse other than from one parameter")
-    if sum(1 for n in load_names(function.body) if n.value == reuse.value) != 1:
-        raise Refusal(reuse, f"'{name}' uses its reuse parameter '{reuse.value}' for more than the variable scope")
-    if _variable_calls(function, analyzer) != _variable_calls(scopes[0].body, analyzer):
-        raise Refusal(scopes[0], f"'{name}' creates variables outside its reusing variable scope")
-    return reuse.value
-
-
-def _variable_calls(node: cst.CSTNode, analyzer) -> set[int]:
-    return {id(n) for n in walk(node) if isinstance(n, cst.Call) and analyzer.category(n.func)[1] is Category.VARIABLE}
-
-
-def _reuse_mode(helper: ModuleHelper, bound: dict, analyzer, call: cst.Call) -> str:
-    """"False", "True" or "AUTO_REUSE": what the call passes for reuse (False when it cannot)."""
-    if helper.reuse_param is None:
-        return "False"
-    value = bound.get(helper.reuse_param)
-    if value is None:
-        value = next((p.default for p in helper.function.params.params if p.name.value == helper.reuse_param), None)
-    if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
-        return "False" if value.value == "None" else value.value
-    if value is not None and analyzer.category(value)[0] == "tf.AUTO_REUSE":
-        return "AUTO_REUSE"
-    raise Refusal(value or call, f"'{helper.function.name.value}' is called without a literal reuse value "
-                                 "(True, False, None or tf.AUTO_REUSE)")
 
 
 def _parameters(function: cst.FunctionDef) -> list[str]:
