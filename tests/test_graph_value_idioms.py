@@ -33,6 +33,47 @@ with tf.Session() as sess:
     print("RESULT out %r" % [float(v) for v in sess.run(out, {x: data}).ravel()])
 """
 PROGRAMS = {
+    # znxlwm/tensorflow-MNIST-GAN-DCGAN: each network trained on the variables its scope names
+    # (`[var for var in T_vars if var.name.startswith('discriminator')]`), its layers tf.layers calls,
+    # batch normalisation's moving averages updated through UPDATE_OPS
+    "layer_variables_by_scope": SEEDED_GRAPH + """\
+x = tf.placeholder(tf.float32, [None, 3])
+z = tf.placeholder(tf.float32, [None, 2])
+is_train = tf.placeholder(tf.bool)
+
+
+def generator(noise, training):
+    with tf.variable_scope("generator"):
+        hidden = tf.layers.dense(noise, 4, kernel_initializer=tf.constant_initializer(0.3))
+        hidden = tf.nn.relu(tf.layers.batch_normalization(hidden, training=training))
+        return tf.layers.dense(hidden, 3, kernel_initializer=tf.constant_initializer(-0.2))
+
+
+def discriminator(inputs, reuse=False):
+    with tf.variable_scope("discriminator", reuse=reuse):
+        hidden = tf.layers.dense(inputs, 4, activation=tf.nn.tanh, kernel_initializer=tf.constant_initializer(0.2))
+        return tf.layers.dense(hidden, 1, kernel_initializer=tf.constant_initializer(-0.1))
+
+
+fake = generator(z, is_train)
+real_score = discriminator(x)
+fake_score = discriminator(fake, reuse=True)
+d_loss = tf.reduce_mean(tf.square(real_score - 1.0)) + tf.reduce_mean(tf.square(fake_score))
+g_loss = tf.reduce_mean(tf.square(fake_score - 1.0))
+t_vars = tf.trainable_variables()
+d_vars = [var for var in t_vars if var.name.startswith("discriminator")]
+g_vars = [var for var in t_vars if "generator/" in var.name]
+with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+    d_train = tf.train.GradientDescentOptimizer(0.1).minimize(d_loss, var_list=d_vars)
+    g_train = tf.train.GradientDescentOptimizer(0.05).minimize(g_loss, var_list=g_vars)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(4):
+        _, d_value = sess.run([d_train, d_loss], feed_dict={x: data, z: data[:, :2], is_train: True})
+        _, g_value = sess.run([g_train, g_loss], feed_dict={z: data[:, 1:], is_train: True})
+        print("RESULT losses_%d %r" % (step, [float(d_value), float(g_value)]))
+    print("RESULT fake %r" % [float(v) for v in sess.run(fake, {z: data[:, :2], is_train: False}).ravel()])
+""",
     # znxlwm/tensorflow-MNIST-GAN-DCGAN: a discriminator's layers built by one call and reused by the
     # next (`reuse=True`); the data normalised by `tf.image.resize_images(...).eval()` before training
     "layer_function_reused": SEEDED_GRAPH + """\

@@ -29,7 +29,8 @@ from transforms.graph.analysis.scan import GraphScanner
 from transforms.graph.sessions.sessions import check_session_uses, find_sessions, nested_session_replacements
 from transforms.common.syntax import Refusal, load_names, unwrapped_block, walk
 from transforms.graph.layers.regularization import regularization_aliases
-from transforms.graph.layers.variable_lists import variable_iteration_replacements, variable_list_replacements
+from transforms.graph.layers.variable_lists import (defer_layer_variable_lists, variable_iteration_replacements,
+                                                    variable_list_replacements)
 
 
 class GraphProgram(GraphResolver):
@@ -59,6 +60,7 @@ class GraphProgram(GraphResolver):
         check_later_sessions(functions, reopening, scanner.checkpoints, starts, block, self)
         regularization_aliases(block, scanner, functions)
         block.graph_code_replacements.update(variable_iteration_replacements(block, scanner))
+        deferred_lists = defer_layer_variable_lists(block, scanner)
         self._gather(functions)
         check_placement(functions, self)
         check_assignment_order(functions, block, planner)
@@ -75,6 +77,7 @@ class GraphProgram(GraphResolver):
         rewriter.replacements.update(outside_replacements(self, block, scanner))
         rewriter.replacements.update(nested_session_replacements(sessions, block, flattener))
         rewriter.replacements.update(variable_list_replacements(block, scanner))
+        rewriter.replacements.update(deferred_lists)
         rewriter.replacements.update(block.graph_code_replacements)
         rewriter.replacements.update({id(b): unwrapped_block for b in scanner.helper_scope_blocks})
         rewriter.replacements.update(scanner.summaries.replacements(self))

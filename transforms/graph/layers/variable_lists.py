@@ -21,18 +21,25 @@ L2 penalty of so many models, `tf.add_n([tf.nn.l2_loss(v) for v in tf.trainable_
 not in v.name])`): the comprehension then iterates the variables TF1's names selected, decided here,
 and loses its conditions.
 
+Keras layers make their weights at their first call, which has not happened yet where TF1 already had
+the variables. A list holding the weights of layers converted from `tf.layers` calls is therefore
+accepted only as a `minimize(var_list=...)`: the name bound to it, read nowhere else, gives way to the
+list itself in the train step, after the forward pass has built the layers (defer_layer_variable_lists;
+their TF1 names are in transforms/graph/layers/layer_variables.py).
+
 Refused: a scope that is not a plain string literal, the call elsewhere in graph code or in a session
-run (it would be a tensor list there), outside the graph block, and Keras layers created before it (they
-make their weights at their first call, which has not happened yet where TF1 already had the variables)."""
+run (it would be a tensor list there), outside the graph block, and Keras layers before it otherwise."""
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import libcst as cst
 
-from transforms.common.syntax import Refusal, bind_arguments, code, string_value, walk
+from transforms.common.syntax import Refusal, bind_arguments, code, load_names, only_small_statement, string_value, walk
+from transforms.graph.layers.keras_layers import LayerUse
+from transforms.graph.layers.layer_variables import LayerVariables, layer_variables, scopes_in_function
 
 _TF1_NAME = re.compile(r'name="([^"]+)"')
 
@@ -69,9 +76,117 @@ def variable_iteration_replacements(block, scanner) -> dict:
     return {key: iterating(listed(call, selects)) for key, (_, call, selects) in iterations.items()}
 
 
-def _lister(block, scanner, calls: list[cst.Call], in_graph_code: bool) -> Callable[..., str]:
+def defer_layer_variable_lists(block, scanner) -> dict:
+    """A `minimize(var_list=<name>)` whose name is bound once to `tf.trainable_variables(...)`, or a
+    comprehension filtering it by name, and read nowhere else, gets the list itself when that list
+    holds weights of Keras layers: they exist only once the layers were first called, which the
+    train step does before it reads its var_list, while the statement binding the name ran before
+    any step. That statement goes (so does `t_vars = tf.trainable_variables()` when only such
+    statements read it); the replacements that remove them are returned."""
+    analyzer = scanner.analyzer
+    if not any(isinstance(train_op.var_list, cst.Name) for train_op in block.train_ops.values()):
+        return {}
+    layers = _layer_variables(block, scanner)
+    if not any(layers.values()):
+        return {}
+    module = scanner.resolver.module
+    bindings = Counter(_bound_names(module))
+    reads = Counter(name.value for name in load_names(module)) - bindings
+    lister = _lister(block, scanner, [*analyzer.variable_lists.values()] +
+                     [call for _, call, _ in analyzer.filtered_lists.values()], in_graph_code=False, layers=layers)
+    removed: dict[int, cst.BaseStatement] = {}
+    for train_op in block.train_ops.values():
+        bound = _bound_list(block, analyzer, train_op.var_list, bindings)
+        if bound is None or reads[train_op.var_list.value] != 1:
+            continue
+        item, value, call, selects = bound
+        listed = cst.parse_expression(lister(call, selects))
+        if not any(_is_layer_weight(element.value, layers) for element in listed.elements):
+            continue
+        train_op.var_list = listed
+        removed[id(item.node)] = item.node
+        analyzer.filtered_lists.pop(id(value), None)
+        analyzer.variable_lists.pop(id(value), None)
+    for name, call in list(analyzer.variable_list_calls.items()):
+        read_in_removed = sum(1 for node in removed.values() for n in load_names(node) if n.value == name)
+        item = _binding_item(block, name, bindings)
+        if item is not None and read_in_removed and read_in_removed == reads[name]:
+            removed[id(item.node)] = item.node
+            analyzer.variable_lists.pop(id(call), None)
+    return {key: (lambda _: cst.RemovalSentinel.REMOVE) for key in removed}
+
+
+def _is_layer_weight(node: cst.BaseExpression, layers: dict) -> bool:
+    """`<layer>.<weight>` of a layer converted from a `tf.layers` call."""
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and layers.get(node.value.value) is not None
+
+
+def _bound_list(block, analyzer, var_list: cst.BaseExpression | None, bindings: Counter):
+    """(its item, the value, the tf.trainable_variables() call, the name filter) of a var_list name
+    bound once, by a statement of its own, to such a list; None otherwise."""
+    item = _binding_item(block, var_list.value, bindings) if isinstance(var_list, cst.Name) else None
+    if item is None:
+        return None
+    value = only_small_statement(item.node).value
+    if id(value) in analyzer.filtered_lists:
+        _, call, selects = analyzer.filtered_lists[id(value)]
+        return item, value, call, selects
+    if id(value) in analyzer.variable_lists:
+        return item, value, value, None
+    return None
+
+
+def _binding_item(block, name: str, bindings: Counter):
+    """The item of the block's one statement `name = <value>`, where the module binds `name` only there."""
+    if bindings[name] != 1:
+        return None
+    for item in block.items:
+        small = only_small_statement(item.node)
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name:
+            return item
+    return None
+
+
+def _bound_names(node: cst.CSTNode) -> Iterator[str]:
+    """Each name bound by an assignment, augmented assignment or `for` target, once per binding."""
+    for child in walk(node):
+        if isinstance(child, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+            yield from (name.value for name in walk(child.target) if isinstance(name, cst.Name))
+
+
+def _layer_variables(block, scanner) -> dict[str, LayerVariables | None]:
+    """Layer object -> its TF1 variables (None for layers whose names are not modelled)."""
+    analyzer = scanner.analyzer
+    placed: dict[str, tuple[LayerUse, int]] = {}
+    for index, uses in scanner.layer_uses.items():
+        for use in uses:
+            placed.setdefault(use.object_name, (use, index))
+    helper_uses = {use.object_name: use for uses in scanner.module_layers.values() for use in uses}
+    for item in block.items:
+        for layer in item.layers:
+            if layer in helper_uses:
+                placed.setdefault(layer, (helper_uses[layer], item.index))
+    owners = {id(node): function for function in scanner.helper_defs.values()
+              for node in walk(function.body) if isinstance(node, cst.Call)}
+    found = {}
+    for layer, (use, index) in placed.items():
+        if layer not in block.layer_objects:
+            continue
+        scope: str | None = block.items[index].scopes.prefix(True)
+        helper = owners.get(id(use.call))
+        if helper is not None:
+            inner = scopes_in_function(helper, use.call, analyzer)
+            scope = None if inner is None else scope + inner
+        found[layer] = layer_variables(use, analyzer, scope)
+    return found
+
+
+def _lister(block, scanner, calls: list[cst.Call], in_graph_code: bool,
+            layers: dict[str, LayerVariables | None] | None = None) -> Callable[..., str]:
     """The code of the list of variables one of `calls` (`tf.trainable_variables()`) returned in TF1
-    (those `selects` keeps of them), where the program may read it."""
+    (those `selects` keeps of them), where the program may read it. Weights of Keras layers are
+    listed only given `layers` (see defer_layer_variable_lists)."""
     wanted = {id(call) for call in calls}
     holders = {id(node): item for item in block.items for node in walk(item.node) if id(node) in wanted}
     in_runs = {id(node) for _, run in scanner.run_calls for node in walk(run)}
@@ -85,7 +200,8 @@ def _lister(block, scanner, calls: list[cst.Call], in_graph_code: bool) -> Calla
         if not readable:
             raise Refusal(call, "tf.trainable_variables() is only converted in plain Python of the graph-building "
                                 "code, outside session runs, and as what a comprehension in graph code iterates")
-        return "[" + ", ".join(_created_before(block, item.index, instances, call, _both(_scope(call), selects))) + "]"
+        pieces = _created_before(block, item.index, instances, call, _both(_scope(call), selects), layers or {})
+        return "[" + ", ".join(pieces) + "]"
 
     return listed
 
@@ -190,7 +306,8 @@ def _instance_variables(helper, call_scope) -> list[tuple[str, str | None]]:
     return [(attribute, names.get(attribute)) for attribute, trainable in helper.variables if trainable]
 
 
-def _created_before(block, index: int, instances: dict, call: cst.Call, selects: Selects | None) -> list[str]:
+def _created_before(block, index: int, instances: dict, call: cst.Call, selects: Selects | None,
+                    layers: dict[str, LayerVariables | None]) -> list[str]:
     pieces: list[str] = []
     seen: set[str] = set()
     shared = _shared_names(block) if selects is not None else set()
@@ -204,8 +321,10 @@ def _created_before(block, index: int, instances: dict, call: cst.Call, selects:
                 pieces += [f"{name}.{attribute}" for attribute, tf1_name in _instance_variables(*instances[name])
                            if _selected(tf1_name, selects, call, shared)]
             elif name in block.layer_objects:
-                raise Refusal(call, f"tf.trainable_variables() after the Keras layer '{name}', which creates its "
-                                    "weights only when first called")
+                if layers.get(name) is None:
+                    raise Refusal(call, f"tf.trainable_variables() after the Keras layer '{name}', which creates "
+                                        "its weights only when first called")
+                pieces += layers[name].attributes(selects, call)
             elif name in block.variable_dicts:
                 if selects is not None:
                     raise Refusal(call, "tf.trainable_variables() filtered by scope or name after a dict of variables is not modelled")

@@ -92,7 +92,7 @@ class FunctionWriter:
         variable_list = code(train_op.var_list) if train_op.var_list is not None else _variable_list(
             trainable, self.block)
         if len(variable_list) + len(variables) > 90:
-            variable_list = "(\n    " + "\n    + ".join(variable_list.split(" + ")) + "\n)"
+            variable_list = _wrapped_variable_list(variable_list)
         lines += [statement(f"{variables} = {variable_list}"),
                   statement(f"{gradients} = {tape}.gradient({loss}, {variables})")]
         if train_op.learning_rate is not None:
@@ -154,6 +154,15 @@ class FunctionWriter:
         if fetch.shape == "op":
             return None
         return _render(fetch, constants, self.train_op_values, self.block.member_aliases)
+
+
+def _wrapped_variable_list(variable_list: str) -> str:
+    """A long variable list over several lines: a list display one element a line, a sum of lists
+    one term a line."""
+    expression = cst.parse_expression(variable_list)
+    if isinstance(expression, cst.List):
+        return "[\n" + "".join(f"    {code(element.value)},\n" for element in expression.elements) + "]"
+    return "(\n    " + "\n    + ".join(variable_list.split(" + ")) + "\n)"
 
 
 def _render(fetch: Fetch, constants: dict[str, str], train_op_values: dict[str, str],
