@@ -33,6 +33,32 @@ with tf.Session() as sess:
     print("RESULT out %r" % [float(v) for v in sess.run(out, {x: data}).ravel()])
 """
 PROGRAMS = {
+    # sherjilozair/char-rnn-tensorflow, brightmart/text_classification: gradients clipped between
+    # computing and applying them, by tf.gradients or compute_gradients; a global step applied with them
+    "clipped_gradients": SEEDED_GRAPH + """\
+x = tf.placeholder(tf.float32, [None, 3])
+y = tf.placeholder(tf.float32, [None, 1])
+w = tf.Variable(rng.normal(size=(3, 4)).astype(np.float32))
+v = tf.Variable(rng.normal(size=(4, 1)).astype(np.float32))
+out = tf.matmul(tf.nn.tanh(tf.matmul(x, w)), v)
+loss = tf.reduce_mean(tf.square(out - y))
+global_step = tf.Variable(0, trainable=False)
+tvars = tf.trainable_variables()
+grads, _ = tf.clip_by_global_norm(tf.gradients(loss, tvars), 0.5)
+train_op = tf.train.GradientDescentOptimizer(0.3).apply_gradients(zip(grads, tvars), global_step=global_step)
+second = tf.train.MomentumOptimizer(0.05, 0.9)
+pairs = second.compute_gradients(loss, var_list=[v])
+capped = [(tf.clip_by_value(grad, -0.1, 0.1), var) for grad, var in pairs]
+second_op = second.apply_gradients(capped)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(4):
+        _, value = sess.run([train_op, loss], feed_dict={x: data, y: target})
+        sess.run(second_op, feed_dict={x: data, y: target})
+        print("RESULT loss_%d %r" % (step, float(value)))
+    print("RESULT step %r" % int(sess.run(global_step)))
+    print("RESULT out %r" % [float(v) for v in sess.run(out, {x: data}).ravel()])
+""",
     # znxlwm/tensorflow-MNIST-GAN-DCGAN: each network trained on the variables its scope names
     # (`[var for var in T_vars if var.name.startswith('discriminator')]`), its layers tf.layers calls,
     # batch normalisation's moving averages updated through UPDATE_OPS

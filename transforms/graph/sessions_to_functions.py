@@ -19,7 +19,9 @@ optimizers, graph tensors, train and init ops, sessions, plain Python. Then:
   functions that create variables become `tf.Module` classes; `weight_variable(shape)` factories stay.
 - `optimizer.minimize(loss, global_step, var_list)` becomes a GradientTape step on the Keras
   optimizer (TF1 defaults kept where Keras differs, decays as Keras schedules, a fed learning rate
-  set on the optimizer each step, batch-norm updates only where TF1 ran UPDATE_OPS).
+  set on the optimizer each step, batch-norm updates only where TF1 ran UPDATE_OPS); so does
+  `compute_gradients` / `tf.gradients` of variables, the statements transforming the gradients
+  (clipping), and `apply_gradients` (transforms/graph/training/gradients.py).
 - initializer runs, sessions, `sess.close()` and `tf.disable_v2_behavior()` disappear. Sessions opened
   one after another over the graph share the state: the initializer run that begins a later session
   assigns every variable its initial value again, its `saver.restore` restores the checkpoint

@@ -34,6 +34,7 @@ class Kind(Enum):
     QUEUE = "input queue"          # queue-runner pipeline parts and threads: they vanish (transforms/graph/inputs/queues.py)
     EXAMPLE = "per-example input"  # values computed per record: they move into the dataset's map function
     RNN_CELL = "RNN cell"          # becomes a Keras RNN layer where dynamic_rnn runs it (transforms/graph/rnn/cells.py)
+    GRADIENTS = "gradients"        # a train op's gradients: their statements move into its step (training/gradients.py)
     PYTHON = "python"              # plain Python: left where it is
 
     @property
@@ -44,7 +45,8 @@ class Kind(Enum):
     @property
     def is_graph(self) -> bool:
         """Names that vanish from the block: only step functions and run sites may read them."""
-        return self in (Kind.PLACEHOLDER, Kind.TENSOR, Kind.TRAIN_OP, Kind.INIT_OP, Kind.SESSION, Kind.UPDATE_OPS)
+        return self in (Kind.PLACEHOLDER, Kind.TENSOR, Kind.TRAIN_OP, Kind.INIT_OP, Kind.SESSION, Kind.UPDATE_OPS,
+                        Kind.GRADIENTS)
 
 
 @dataclass
@@ -93,6 +95,18 @@ class Placeholder:
 
 
 @dataclass
+class GradientCode:
+    """How a train op built from compute_gradients / tf.gradients and apply_gradients gets its update:
+    the statements between the two, run after `tape.gradient`, the gradients call in them standing
+    for the tape's gradients (as (gradient, variable) pairs for compute_gradients)."""
+
+    call: cst.Call
+    pairs: bool
+    statements: list[cst.BaseStatement]
+    applied: cst.BaseExpression  # apply_gradients' argument
+
+
+@dataclass
 class TrainOp:
     name: str
     optimizer: str
@@ -105,6 +119,7 @@ class TrainOp:
     clip_norm: cst.BaseExpression | None = None  # each gradient clipped to this norm (slim's clip_gradient_norm)
     returns_loss: bool = False  # fetching it gives the loss, as slim's create_train_op
     check_numerics: bool = False  # that loss checked for inf / nan (slim's default)
+    gradients: GradientCode | None = None  # compute_gradients / tf.gradients, then apply_gradients
 
 
 @dataclass

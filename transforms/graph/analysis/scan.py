@@ -15,6 +15,7 @@ from transforms.graph.analysis.flatten import Flattener
 from transforms.graph.analysis.helper_calls import helper_layer_uses
 from transforms.graph.layers.keras_layers import LayerConverter, LayerUse, NameAllocator
 from transforms.graph.layers.variable_lists import name_filtered
+from transforms.graph.training.gradients import GradientReader
 from transforms.graph.training.metrics import MetricConverter
 from transforms.graph.training.optimizers import concatenated_lists
 from transforms.graph.structure.modules import ModuleHelper
@@ -26,6 +27,9 @@ from transforms.graph.rnn.cells import RnnConverter
 from transforms.graph.outputs.summaries import SummaryConverter
 from transforms.common.syntax import Refusal, argument_code, code, expr, retarget, target_names, with_value
 
+# What may sit under `tf.control_dependencies(<UPDATE_OPS>)`: the train op (which then runs the
+# updates), the gradients it applies, and an optimizer (creating one makes no op).
+_UPDATE_OPS_DEPENDENTS = (Kind.TRAIN_OP, Kind.GRADIENTS, Kind.OPTIMIZER)
 _CREATED_OBJECTS = (Category.PLACEHOLDER, Category.VARIABLE, Category.GLOBAL_STEP, Category.SAVER, Category.OPTIMIZER,
                     Category.SCHEDULE, Category.LAYER, Category.RNN_CELL, Category.RNN_RUN)
 
@@ -46,6 +50,7 @@ class GraphScanner:
         self.queues = QueueReader(self)
         self.rnn = RnnConverter(self)
         self.assigns = AssignReader(self)
+        self.gradients = GradientReader(self)
         self.run_calls: list[tuple[int, cst.Call]] = []
         self.session_closes: list[cst.Call] = []
         self.feed_dicts: list[cst.Assign] = []
@@ -68,6 +73,7 @@ class GraphScanner:
         flattener = Flattener(self.analyzer, self.classify)
         self.flattener = flattener
         flattener.flatten(statements, Scopes(), [])
+        self.gradients.finish()
         self.block.statements, self.block.scope_owner, self.block.items = statements, owner, flattener.items
         return self.block, flattener
 
@@ -75,8 +81,9 @@ class GraphScanner:
 
     def classify(self, item: Item) -> None:
         self._classify(item)
-        if item.scopes.update_ops and item.kind is not Kind.TRAIN_OP:
-            raise Refusal(item.node, "only train ops may depend on the UPDATE_OPS collection")
+        if item.scopes.update_ops and item.kind not in _UPDATE_OPS_DEPENDENTS:
+            raise Refusal(item.node, "only train ops (their optimizer and gradients) may depend on the UPDATE_OPS "
+                                     "collection")
 
     def _classify(self, item: Item) -> None:
         statement = item.node
@@ -194,7 +201,7 @@ class GraphScanner:
         if isinstance(small, cst.Assign) and self.analyzer.is_feed_dict(small):
             self._python(item)
             return
-        if self.metrics.convert(item, target, value):
+        if self.metrics.convert(item, target, value) or self.gradients.assign(item, target, value):
             return
         if isinstance(target, cst.Name) and self._lists_variables(value):
             self.analyzer.variable_list_names.add(target.value)  # may be a minimize(var_list=...)

@@ -79,6 +79,22 @@ def _check_reusing_call(scanner, helper: cst.FunctionDef, call: cst.Call, mode: 
     changed = sorted(key for key, value in built.items() if settings.get(key) != value)
     if changed:
         raise Refusal(call, f"'{name}' reuses its layers with another '{changed[0]}' than the call that built them")
+    for use in scanner.module_layers.get(name, []):
+        _check_settings_without_calls(scanner, helper, use)
+
+
+def _check_settings_without_calls(scanner, helper: cst.FunctionDef, use: LayerUse) -> None:
+    """A reusing call evaluated the layer's settings again in TF1, only to ignore them: a call of the
+    program's own there (`kernel_initializer=init(3, 4)` drawing from a NumPy RandomState) ran once
+    more, which the layer built once does not repeat."""
+    passed = {id(node) for node in [*use.inputs, *use.call_arguments.values()]}
+    for arg in use.call.args:
+        if id(arg.value) in passed:
+            continue
+        for node in walk(arg.value):
+            if isinstance(node, cst.Call) and scanner.analyzer.category(node.func)[0] is None:
+                raise Refusal(node, f"'{helper.name.value}' is called again, and its layer settings call "
+                                    f"'{code(node.func)}' at each call (TF1 evaluated them again)")
 
 
 def _scope_blocks(scanner, helper: cst.FunctionDef, reuse: str | None) -> list[cst.With]:

@@ -56,18 +56,27 @@ class TrainOpConverter:
         receiver = call.func.value
         if isinstance(receiver, cst.Name) and self.scanner.kinds.get(receiver.value) is Kind.OPTIMIZER:
             optimizer = self.block.aliases.get(receiver.value, receiver.value)
-        elif isinstance(receiver, cst.Call) and self.scanner.analyzer.category(receiver.func)[1] is Category.OPTIMIZER:
-            # `optimizer = tf.train.AdamOptimizer().minimize(loss)` names the train op `optimizer`;
-            # the name is free again once the train op is gone, and fits the Keras optimizer best.
-            optimizer = name if name == "optimizer" else self.names.fresh("optimizer")
-            tf_name = self.scanner.analyzer.category(receiver.func)[0]
-            item.emit = [with_value(item.node, self.optimizer(optimizer, receiver, tf_name), optimizer)]
+        elif self.is_optimizer_creation(receiver):
+            optimizer = self.inline_optimizer(item, name, receiver)
         else:
             self.scanner.analyzer.analyze(receiver)  # refuses a known-but-unconvertible optimizer with its reason
             raise Refusal(call, "minimize() on something that is not a known optimizer")
         train_op = read_minimize(call, name, optimizer)
         train_op.runs_update_ops = item.scopes.update_ops
-        self._register(item, name, train_op)
+        self.register(item, name, train_op)
+
+    def is_optimizer_creation(self, node: cst.BaseExpression) -> bool:
+        return isinstance(node, cst.Call) and self.scanner.analyzer.category(node.func)[1] is Category.OPTIMIZER
+
+    def inline_optimizer(self, item: Item, train_op: str, creation: cst.Call) -> str:
+        """The name of the Keras optimizer for `tf.train.AdamOptimizer(...)` created inline, in
+        `train_op = tf.train.AdamOptimizer(...).minimize(loss)`; `item` now creates it."""
+        # `optimizer = tf.train.AdamOptimizer().minimize(loss)` names the train op `optimizer`;
+        # the name is free again once the train op is gone, and fits the Keras optimizer best.
+        optimizer = train_op if train_op == "optimizer" else self.names.fresh("optimizer")
+        tf_name = self.scanner.analyzer.category(creation.func)[0]
+        item.emit = [with_value(item.node, self.optimizer(optimizer, creation, tf_name), optimizer)]
+        return optimizer
 
     def slim_train_op(self, item: Item, name: str, call: cst.Call) -> None:
         """`name = slim.learning.create_train_op(total_loss, optimizer, ...)` (see read_create_train_op)."""
@@ -75,10 +84,11 @@ class TrainOpConverter:
         if not (isinstance(optimizer, cst.Name) and self.scanner.kinds.get(optimizer.value) is Kind.OPTIMIZER):
             raise Refusal(call, "create_train_op with an optimizer that is not a name bound to a known optimizer")
         optimizer_name = self.block.aliases.get(optimizer.value, optimizer.value)
-        self._register(item, name, read_create_train_op(call, name, optimizer_name, self.block.global_steps))
+        self.register(item, name, read_create_train_op(call, name, optimizer_name, self.block.global_steps))
         self.scanner.analyzer.valued_train_ops.add(name)
 
-    def _register(self, item: Item, name: str, train_op) -> None:
+    def register(self, item: Item, name: str, train_op) -> None:
+        """Record a train op read from `item` (its reads: the loss's, the var_list's, the global step)."""
         optimizer, call = train_op.optimizer, train_op.node
         if optimizer in self.minimized:
             raise Refusal(call, f"optimizer '{optimizer}' minimizes more than one loss")

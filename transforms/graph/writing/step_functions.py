@@ -102,7 +102,11 @@ class FunctionWriter:
         if train_op.clip_norm is not None:  # slim clips each gradient on its own
             lines.append(statement(f"{gradients} = [None if gradient is None else tf.clip_by_norm(gradient, "
                                    f"{code(train_op.clip_norm)}) for gradient in {gradients}]"))
-        lines.append(statement(f"{train_op.optimizer}.apply_gradients(zip({gradients}, {variables}))"))
+        if train_op.gradients is not None:
+            lines += self._gradient_code(train_op.gradients, gradients, variables)
+            lines.append(statement(f"{train_op.optimizer}.apply_gradients({code(train_op.gradients.applied)})"))
+        else:
+            lines.append(statement(f"{train_op.optimizer}.apply_gradients(zip({gradients}, {variables}))"))
         if train_op.global_step:
             lines.append(statement(f"{train_op.global_step}.assign_add(1)"))
         if train_op.check_numerics:
@@ -110,6 +114,14 @@ class FunctionWriter:
         if train_op.returns_loss:
             self.train_op_values[train_op.name] = loss
         return lines
+
+    @staticmethod
+    def _gradient_code(gradient_code, gradients: str, variables: str) -> list[cst.BaseStatement]:
+        """The program's statements between computing and applying its gradients, the gradients call
+        in them replaced by the tape's gradients."""
+        tape_value = f"list(zip({gradients}, {variables}))" if gradient_code.pairs else gradients
+        replacements = {id(gradient_code.call): lambda _: cst.parse_expression(tape_value)}
+        return [replace_nodes(node, replacements) for node in gradient_code.statements]
 
     def optimizer_build(self, function: StepFunction, trainable: list[str]) -> cst.BaseStatement | None:
         """`optimizer.build([variables])`, to follow the definition of a step function that trains
