@@ -103,11 +103,19 @@ def test_bidirectional_forward_layer_maps_to_the_fw_scope():
     assert forward[0] == legacy[:2] and backward[0] == legacy[2:]
 
 
+def test_stacked_layer_maps_to_its_multi_rnn_cell_scope():
+    legacy = [f"rnn/multi_rnn_cell/cell_{k}/lstm_cell/{part}" for k in (0, 1) for part in ("kernel", "bias")]
+    assert rnn_source("rnn_multi_rnn_cell_1/lstm_cell/kernel", legacy)[0] == legacy[2:]
+    assert rnn_source("rnn_multi_rnn_cell_0/lstm_cell/bias", legacy)[0] == legacy[:2]
+
+
 @pytest.mark.parametrize("name, converted_names", [
     ("rnn_bidirectional_tagger.py", {"bidirectional_rnn/forward_fw/lstm_cell/kernel", "bidirectional_rnn/bw/lstm_cell/kernel"}),
     ("rnn_static_contrib.py", {"rnn/lstm_cell/kernel", "rnn/lstm_cell/recurrent_kernel", "rnn/lstm_cell/bias"}),
     ("mixed_gru_data_summaries.py", {"rnn/gru_cell/kernel", "rnn/gru_cell/recurrent_kernel", "rnn/gru_cell/bias"}),
     ("rnn_bidirectional_lengths.py", {"biGRU/forward_fw/gru_cell/kernel", "biGRU/bw/gru_cell/kernel"}),
+    ("rnn_stacked_lstm.py", {"rnn_multi_rnn_cell_0/lstm_cell/kernel", "rnn_multi_rnn_cell_1/lstm_cell/recurrent_kernel",
+                             "rnn_multi_rnn_cell_2/gru_cell/bias"}),
 ])
 def test_rnn_examples_are_equivalent_under_the_harness(name, converted_names, tmp_path: Path):
     report = tmp_path / "report.json"

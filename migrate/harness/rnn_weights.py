@@ -11,12 +11,16 @@ a recurrent kernel and a bias, in Keras's gate order:
     BasicRNNCell              `<scope>/basic_rnn_cell/{kernel, bias}` -> SimpleRNN
 
 A bidirectional run keeps each direction's cell under `<scope>/fw` and `<scope>/bw`; Keras's
-Bidirectional names its forward layer `forward_<name>` (the rewrite names them fw and bw).
+Bidirectional names its forward layer `forward_<name>` (the rewrite names them fw and bw). A
+MultiRNNCell keeps cell k under `<scope>/multi_rnn_cell/cell_<k>`, the rewrite's layer k is
+`<scope>_multi_rnn_cell_<k>`.
 
 `rnn_source(name, legacy_names)` says which legacy variables a migrated Keras RNN variable comes
 from and how to compute its value from them. NumPy only: it runs inside the migrated-side process.
 """
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -27,6 +31,8 @@ TF1_PARTS = {"lstm_cell": ("kernel", "bias"), "gru_cell": ("gates/kernel", "gate
              "simple_rnn_cell": ("kernel", "bias")}
 KERAS_PARTS = ("kernel", "recurrent_kernel", "bias")
 FORGET_BIAS = 1.0  # the only value the rewrite accepts
+# A MultiRNNCell's layer k, named `<scope>_multi_rnn_cell_<k>` by the rewrite: TF1's `<scope>/multi_rnn_cell/cell_<k>`.
+_STACKED_LAYER = re.compile(r"(.*)_multi_rnn_cell_(\d+)")
 
 
 def rnn_source(name: str, legacy_names: list[str]):
@@ -36,6 +42,9 @@ def rnn_source(name: str, legacy_names: list[str]):
     layer, _, keras_cell = prefix.rpartition("/")
     if layer == "forward_fw" or layer.endswith("/forward_fw"):
         layer = layer[:-len("forward_fw")] + "fw"
+    stacked = _STACKED_LAYER.fullmatch(layer)
+    if stacked:
+        layer = f"{stacked[1]}/multi_rnn_cell/cell_{stacked[2]}"
     if keras_cell not in TF1_CELLS or part not in KERAS_PARTS:
         return None
     for tf1_cell in TF1_CELLS[keras_cell]:

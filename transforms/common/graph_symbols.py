@@ -165,9 +165,10 @@ def assign_method(name: str) -> str:
     return table("graph_api")["assign_ops"][name]
 
 
-def rnn_cell_kind(name: str) -> str:
-    """'lstm', 'gru' or 'simple' for a TF1 RNN cell class (its Keras layer: LSTM, GRU, SimpleRNN)."""
-    return table("graph_api")["rnn_cells"][name]
+def rnn_cell_kind(name: str | None) -> str | None:
+    """'lstm', 'gru' or 'simple' for a TF1 RNN cell class (its Keras layer: LSTM, GRU, SimpleRNN),
+    'dropout' for DropoutWrapper, 'stack' for MultiRNNCell; None for anything else."""
+    return table("graph_api")["rnn_cells"].get(name)
 
 
 def scope_kind(name: str) -> str:

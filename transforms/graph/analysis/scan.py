@@ -230,6 +230,9 @@ class GraphScanner:
         self.graph_statement(item, names, value)
 
     def _rnn(self, item: Item, target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+        if isinstance(value, (cst.List, cst.ListComp)) and self.rnn.is_cell_list(value):
+            self.rnn.cell_list(item, target, value)
+            return True
         if not isinstance(value, cst.Call):
             return False
         tf_name, category, _ = self.analyzer.category(value.func)

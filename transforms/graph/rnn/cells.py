@@ -22,7 +22,8 @@ twice as slow as TF1's dynamic_rnn on CPU. The sequence_length of dynamic_rnn an
 bidirectional_dynamic_rnn becomes the layer's mask (`tf.sequence_mask`), with zero_output_for_mask:
 the state of each sequence's last step, zeros after it. A DropoutWrapper's input / output keep
 probabilities become tf.nn.dropout on the layer's input / output sequence (one mask per sequence
-where TF1 drew one per step: a finding says so). Refused: peepholes, projections, clipping,
+where TF1 drew one per step: a finding says so). A MultiRNNCell becomes one layer per cell, each run
+over the previous one's outputs (rnn/stacks.py). Refused: peepholes, projections, clipping,
 forget_bias other than 1.0, custom initializers, sequence_length in static_rnn, initial_state,
 time_major, state dropout, a cell run twice, state read any other way.
 """
@@ -37,6 +38,8 @@ from transforms.common.graph_symbols import rnn_cell_kind
 from transforms.graph.layers.keras_layers import LayerUse
 from transforms.graph.analysis.model import Item, Kind
 from transforms.graph.rnn.sequence_steps import bound_value, dataset_time_steps, module_integer
+from transforms.graph.rnn.stacks import StackLayer, dropped_code, parse_stack, state_index
+from transforms.graph.rnn.stacks import layer_name as stack_layer_name
 from transforms.common.syntax import Refusal, bind_arguments, code, statement, string_value
 
 _CELL_SIGNATURES = {
@@ -79,12 +82,14 @@ class Cell:
     input_keep: cst.BaseExpression | None = None
     output_keep: cst.BaseExpression | None = None
     wrapper: cst.Call | None = None  # the DropoutWrapper call
+    layers: list[Cell] | None = None  # a MultiRNNCell's cells (kind "stack"; see rnn/stacks.py)
 
 
 class RnnConverter:
     def __init__(self, scanner) -> None:
         self.scanner = scanner
         self.cells: dict[str, Cell] = {}
+        self.cell_lists: dict[str, cst.BaseExpression] = {}  # names bound to a MultiRNNCell's list of cells
         self.scope_counts = {"rnn": 0, "bidirectional_rnn": 0}
         self.sequence_steps: dict[str, int] = {}  # outputs of block runs -> their fixed number of steps
         self._placeholders: dict = {}
@@ -97,6 +102,10 @@ class RnnConverter:
                                       self.scanner.block.member_aliases, self.scanner.block.placeholders)
         item.body = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(conversion.target())], call)])
         self.scanner.graph_statement(item, conversion.defined, call, extra_uses=[conversion.use])
+        for layer in conversion.stack_layers:
+            follow = self._follow(item, layer.line)
+            self.scanner.graph_statement(follow, layer.defined, layer.read, extra_reads={layer.previous},
+                                         extra_uses=[layer.use])
         for dropout in conversion.output_dropouts:
             self._output_dropout(item, dropout)
         for name, (forward, backward) in conversion.pairs:
@@ -144,6 +153,8 @@ class RnnConverter:
         `outputs[i]` becomes step i of the layer's output sequence."""
         bound = _run_arguments(call, _STATIC_RNN, "tf.nn.static_rnn")
         cell = self._cell(bound.get("cell"))
+        if cell.kind == "stack":
+            return self._stacked_run(target, call, bound, cell, "tf.nn.static_rnn")
         if cell.input_keep is not None or cell.output_keep is not None:
             raise Refusal(call, "a DropoutWrapper cell run by static_rnn is not modelled")
         outputs, state = self._targets(target)
@@ -168,14 +179,37 @@ class RnnConverter:
     def cell(self, item: Item, target: cst.BaseExpression, call: cst.Call, tf_name: str) -> None:
         """`cell = tf.nn.rnn_cell.LSTMCell(n)` (or a DropoutWrapper of such a cell): remembered until
         dynamic_rnn runs it."""
-        self.cells[target.value] = parse_cell(target, call, tf_name, self.cells, self.scanner.resolver.tf_name)
+        self.cells[target.value] = parse_cell(target, call, tf_name, self.cells, self.scanner.resolver.tf_name,
+                                              self._integer, self.cell_lists)
         item.kind, item.defines = Kind.RNN_CELL, (target.value,)
         self.scanner.kinds[target.value] = Kind.RNN_CELL
+
+    def is_cell_list(self, value: cst.BaseExpression) -> bool:
+        """`[<RNN cell>(...), ...]` or `[<RNN cell>(...) for _ in range(N)]`: a MultiRNNCell's cells."""
+        calls = [e.value for e in value.elements] if isinstance(value, cst.List) else \
+            [value.elt] if isinstance(value, cst.ListComp) else []
+        return bool(calls) and all(isinstance(node, cst.Call) and rnn_cell_kind(self.scanner.resolver.tf_name(node.func))
+                                   for node in calls)
+
+    def cell_list(self, item: Item, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """`cells = [...]` (is_cell_list): read where a MultiRNNCell takes it."""
+        if not isinstance(target, cst.Name):
+            raise Refusal(target, "a list of RNN cells assigned to something other than a name")
+        self.cell_lists[target.value] = value
+        item.kind, item.defines = Kind.RNN_CELL, (target.value,)
+        self.scanner.kinds[target.value] = Kind.RNN_CELL
+
+    def _integer(self, node: cst.BaseExpression) -> int | None:
+        if isinstance(node, cst.Integer):
+            return int(node.value)
+        return module_integer(self.scanner.resolver.module, node.value) if isinstance(node, cst.Name) else None
 
     def dynamic_rnn(self, target: cst.BaseExpression, call: cst.Call) -> RunConversion:
         """`outputs, state = tf.nn.dynamic_rnn(cell, inputs, dtype=...)` -> the Keras layer's call."""
         bound = _run_arguments(call, _DYNAMIC_RNN, "tf.nn.dynamic_rnn", modelled=("sequence_length",))
         cell = self._cell(bound.get("cell"))
+        if cell.kind == "stack":
+            return self._stacked_run(target, call, bound, cell, "tf.nn.dynamic_rnn")
         names = self._targets(target)
         layer = self._layer_name(bound.get("scope"), "rnn")
         object_name = self.scanner.names.fresh(_KERAS[cell.kind].lower())
@@ -190,6 +224,78 @@ class RnnConverter:
         layer_outputs = _layer_output(outputs, dropouts)
         results = [layer_outputs, *self._state_names(cell, state)]
         return RunConversion(use, results, tuple(n for n in (layer_outputs, state) if n != "_"), dropouts)
+
+    def _stacked_run(self, target: cst.BaseExpression, call: cst.Call, bound: dict, stack: Cell,
+                     tf_name: str) -> RunConversion:
+        """A MultiRNNCell's run: its first layer's call in the run's statement, the others after it
+        (transforms/graph/rnn/stacks.py)."""
+        static = tf_name.endswith("static_rnn")
+        layers, inputs, lengths = stack.layers, bound["inputs"], bound.get("sequence_length")
+        if static and any(layer.input_keep is not None or layer.output_keep is not None for layer in layers):
+            raise Refusal(call, "DropoutWrapper cells in a MultiRNNCell run by static_rnn are not modelled")
+        outputs, state = self._targets(target)
+        scope = self._layer_name(bound.get("scope"), "rnn")
+        unroll = static or self._fixed_steps(inputs) is not None
+        dropouts = self._output_dropouts((layers[-1], outputs))
+        for layer in layers[:-1]:
+            self._note_dropout(layer)
+        last = self.scanner.names.fresh(f"{outputs}_sequence") if static and outputs != "_" else \
+            _layer_output(outputs, dropouts)
+        if static and outputs != "_":
+            self._rename_step_reads(outputs, last)
+        base = outputs if outputs != "_" else "rnn_outputs"
+        sequences = [self.scanner.names.fresh(f"{base}_{k}") for k in range(len(layers) - 1)] + [last]
+        states = self._stack_state_names(layers, state)
+        names_at_end = tuple(n for n in ((outputs if static else last), state) if n != "_")
+        uses, lines = [], []
+        for k, layer in enumerate(layers):
+            keras = _KERAS[layer.kind]
+            object_name = self.scanner.names.fresh(keras.lower())
+            construction = self._construction(layer, stack_layer_name(scope, k), unroll=unroll,
+                                              masked=lengths is not None)
+            if k == 0:
+                use = _StackedStepsUse(call, object_name, construction, [inputs], {}, True, keras) if static else \
+                    self._run_use(call, object_name, construction, inputs, lengths, keras, tf_name, layer.input_keep)
+                uses.append(use)
+                continue
+            source = dropped_code(dropped_code(sequences[k - 1], layers[k - 1].output_keep), layer.input_keep)
+            use = LayerUse(call, object_name, construction, [cst.parse_expression(source)], {}, True, keras) \
+                if lengths is None else _LengthsMaskUse(call, object_name, construction,
+                                                        [cst.parse_expression(source)], {}, True, keras,
+                                                        lengths=lengths, sequences=inputs)
+            line = cst.parse_statement(f"{', '.join([sequences[k], *states[k]])} = {use.call_code()}")
+            use.call = line.body[0].value  # the statement holds the layer's call, as it will read
+            use.inputs = [use.call.args[0].value]
+            read = cst.Tuple([cst.Element(node) for node in (layers[k - 1].output_keep, layer.input_keep, lengths)
+                              if node is not None])
+            defined = names_at_end if k == len(layers) - 1 else (sequences[k],)
+            lines.append(StackLayer(line, use, defined, sequences[k - 1], read))
+        first = names_at_end if len(layers) == 1 else (sequences[0],)
+        return RunConversion(uses[0], [sequences[0], *states[0]], first, dropouts, stack_layers=lines)
+
+    def _stack_state_names(self, layers: list[Cell], state: str) -> list[list[str]]:
+        """Each layer's names for what its Keras layer returns after the outputs ([h, c] for an LSTM);
+        reads `state[k]...` of TF1's tuple of states renamed to them."""
+        if state == "_":
+            return [["_", "_"] if layer.kind == "lstm" else ["_"] for layer in layers]
+        names = self.scanner.names
+        parts = [{"h": names.fresh(f"{state}_{k}_h"), "c": names.fresh(f"{state}_{k}_c")} if layer.kind == "lstm"
+                 else {"h": names.fresh(f"{state}_{k}")} for k, layer in enumerate(layers)]
+        parent = self.scanner.resolver.parent
+        for access in self._references(state):
+            member = parent(access.node)
+            k = state_index(member, access.node, len(layers))
+            if k is None:
+                raise Refusal(access.node, f"MultiRNNCell state '{state}' read other than as {state}[<int>]")
+            if layers[k].kind != "lstm":
+                self._aliases[id(member)] = parts[k]["h"]
+                continue
+            outer = parent(member)
+            part = _state_part(outer, member)
+            if part is None:
+                raise Refusal(member, f"LSTM state '{code(member)}' read other than as .c / .h / [0] / [1]")
+            self._aliases[id(outer)] = parts[k][part]
+        return [[p["h"], p["c"]] if layer.kind == "lstm" else [p["h"]] for p, layer in zip(parts, layers)]
 
     def _run_use(self, call: cst.Call, object_name: str, construction: str, inputs: cst.BaseExpression,
                  lengths: cst.BaseExpression | None, keras: str, tf_name: str,
@@ -208,10 +314,16 @@ class RnnConverter:
         """For each (cell, outputs name) whose cell drops its outputs: the name the layer binds instead.
         Each cell that drops anything gets its finding (DROPOUT_NOTE)."""
         for cell, _ in runs:
-            if cell.input_keep is not None or cell.output_keep is not None:
-                self.notes.append((cell.wrapper, DROPOUT_NOTE))
+            self._note_dropout(cell)
         return [OutputDropout(outputs, self.scanner.names.fresh(f"{outputs}_undropped"), cell.output_keep)
                 for cell, outputs in runs if cell.output_keep is not None and outputs != "_"]
+
+    def _note_dropout(self, cell: Cell) -> None:
+        """DROPOUT_NOTE for a cell that drops something, once per DropoutWrapper call (a comprehension
+        makes several cells of one)."""
+        note = (cell.wrapper, DROPOUT_NOTE)
+        if (cell.input_keep is not None or cell.output_keep is not None) and note not in self.notes:
+            self.notes.append(note)
 
     def bidirectional_dynamic_rnn(self, target: cst.BaseExpression, call: cst.Call) -> RunConversion:
         """`(out_fw, out_bw), (state_fw, state_bw) = tf.nn.bidirectional_dynamic_rnn(cell_fw, cell_bw, x, ...)`
@@ -408,19 +520,34 @@ class RunConversion:
     output_dropouts: list[OutputDropout] = field(default_factory=list)
     #: Names TF1 bound to a (forward, backward) pair, with the names of its two parts.
     pairs: list[tuple[str, tuple[str, str]]] = field(default_factory=list)
+    #: A MultiRNNCell's layers after the first, each a statement after the run's.
+    stack_layers: list[StackLayer] = field(default_factory=list)
 
     def target(self) -> cst.Tuple:
         return cst.Tuple([cst.Element(cst.Name(n)) for n in self.results], lpar=[], rpar=[])
 
 
 def parse_cell(target: cst.BaseExpression, call: cst.Call, tf_name: str, cells: dict[str, Cell],
-               tf_name_of: Callable[[cst.BaseExpression], str | None]) -> Cell:
+               tf_name_of: Callable[[cst.BaseExpression], str | None],
+               integer_of: Callable[[cst.BaseExpression], int | None] = lambda _: None,
+               cell_lists: dict[str, cst.BaseExpression] | None = None) -> Cell:
     """`cell = tf.nn.rnn_cell.LSTMCell(n)`, refused where the Keras layer would compute otherwise;
-    `cell = DropoutWrapper(<one of cells, or a cell made here>, ...)` (`tf_name_of` names its callee)."""
+    `cell = DropoutWrapper(<one of cells, or a cell made here>, ...)` (`tf_name_of` names its callee);
+    `cell = MultiRNNCell([...])` (`integer_of` reads the N of `[<cell> for _ in range(N)]`; the list
+    may be a name of `cell_lists`)."""
     if not isinstance(target, cst.Name):
         raise Refusal(target, f"{tf_name} assigned to something other than a name")
     if rnn_cell_kind(tf_name) == "dropout":
         return _dropout_wrapper(target, call, tf_name, cells, tf_name_of)
+    if rnn_cell_kind(tf_name) == "stack":
+        def member(node: cst.Call) -> Cell:
+            inner = tf_name_of(node.func)
+            if rnn_cell_kind(inner) not in ("lstm", "gru", "simple", "dropout"):
+                raise Refusal(node, f"{tf_name} of something other than RNN cells")
+            return parse_cell(target, node, inner, cells, tf_name_of)
+
+        layers = parse_stack(call, tf_name, cells, member, tf_name_of, integer_of, cell_lists or {})
+        return Cell("stack", layers[-1].units, None, call, layers=layers)
     signature = _CELL_SIGNATURES[tf_name.replace("tf.contrib.rnn.", "tf.nn.rnn_cell.")]
     bound = bind_arguments(call, signature, tf_name)
     for parameter, value in bound.items():
@@ -431,12 +558,18 @@ def parse_cell(target: cst.BaseExpression, call: cst.Call, tf_name: str, cells: 
     return Cell(rnn_cell_kind(tf_name), bound["num_units"], bound.get("activation"), call)
 
 
-def layer_settings(call: cst.Call, tf_name: str) -> cst.CSTNode:
-    """The part of a cell's construction that configures its Keras layer: the call itself, or the
-    wrapped cell of a DropoutWrapper (whose keep probabilities apply where the cell runs)."""
-    if rnn_cell_kind(tf_name) != "dropout":
-        return call
-    return bind_arguments(call, _DROPOUT_WRAPPER, tf_name).get("cell") or call
+def layer_settings(call: cst.Call, tf_name: str) -> list[cst.CSTNode]:
+    """The parts of a cell's construction that configure its Keras layers: the call itself, the
+    wrapped cell of a DropoutWrapper (whose keep probabilities apply where the cell runs), or the
+    cells a MultiRNNCell makes in its list (cells listed by name were checked where they were made)."""
+    kind = rnn_cell_kind(tf_name)
+    if kind == "stack":
+        listed = bind_arguments(call, ["cells", "state_is_tuple"], tf_name).get("cells")
+        elements = listed.elements if isinstance(listed, (cst.List, cst.Tuple)) else []
+        return [element.value for element in elements if isinstance(element.value, cst.Call)]
+    if kind != "dropout":
+        return [call]
+    return [bind_arguments(call, _DROPOUT_WRAPPER, tf_name).get("cell") or call]
 
 
 def _dropout_wrapper(target: cst.Name, call: cst.Call, tf_name: str, cells: dict[str, Cell],

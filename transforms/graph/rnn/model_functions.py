@@ -40,23 +40,24 @@ def convert_rnn_helper(scanner, helper: cst.FunctionDef) -> list[LayerUse]:
         planned.add(id(call))
         if category is Category.RNN_CELL:
             cells[target.value] = parse_cell(target, call, tf_name, cells, scanner.resolver.tf_name)
-            settings = layer_settings(call, tf_name)
-            planned.add(id(settings))  # a cell made inside a DropoutWrapper
+            for settings in layer_settings(call, tf_name):
+                planned.add(id(settings))  # a cell made inside a DropoutWrapper or a MultiRNNCell
+                _check_settings_are_global(resolver, helper, settings)
             _check_only_run_reads(resolver, target)
-            _check_settings_are_global(resolver, helper, settings)
             scanner.helper_rewrites[id(statement)] = lambda _: cst.RemovalSentinel.REMOVE
             continue
         aliases: dict[int, str] = {}
         conversion = scanner.rnn.convert_run(target, call, tf_name, cells,
                                              lambda name, anchor=target: _references(resolver, anchor, name), aliases)
         scanner.helper_rewrites[id(target)] = lambda _, new=conversion.target(): new
-        if conversion.output_dropouts:
-            dropped = [dropout.statement() for dropout in conversion.output_dropouts]
-            scanner.helper_rewrites[id(statement)] = lambda updated, dropped=dropped: cst.FlattenSentinel(
-                [updated, *dropped])
+        after = [layer.line for layer in conversion.stack_layers]
+        after += [dropout.statement() for dropout in conversion.output_dropouts]
+        if after:
+            scanner.helper_rewrites[id(statement)] = lambda updated, after=after: cst.FlattenSentinel(
+                [updated, *after])
         scanner.helper_rewrites.update({key: (lambda _, text=text: cst.parse_expression(text))
                                         for key, text in aliases.items()})
-        uses.append(conversion.use)
+        uses += [conversion.use, *(layer.use for layer in conversion.stack_layers)]
     stray = [node for node in walk(helper.body) if isinstance(node, cst.Call) and id(node) not in planned
              and scanner.analyzer.category(node.func)[1] in RNN_CATEGORIES]
     if stray:
@@ -93,7 +94,11 @@ def _check_settings_are_global(resolver, helper: cst.FunctionDef, settings: cst.
 
 
 def _check_only_run_reads(resolver, target: cst.Name) -> None:
+    """A cell is read only as an argument (of the run, a DropoutWrapper) or listed in a MultiRNNCell."""
     for assignment in resolver.assignments_of(target):
         for access in assignment.references:
-            if not isinstance(resolver.parent(resolver.parent(access.node)), cst.Call):
+            holder = resolver.parent(resolver.parent(access.node))
+            if isinstance(holder, cst.List):
+                holder = resolver.parent(resolver.parent(holder))
+            if not isinstance(holder, cst.Call):
                 raise Refusal(access.node, f"RNN cell '{target.value}' is used other than by the run it feeds")
