@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from transforms.common.graph_symbols import Category
-from transforms.common.syntax import Refusal, bind_arguments, load_names, only_small_statement, target_names, walk
+from transforms.common.syntax import (Refusal, bind_arguments, code_identifiers, load_names, module_code,
+                                      only_small_statement, target_names, walk)
 from transforms.graph.analysis.model import GradientCode, Item, Kind, TrainOp
 
 _COMPUTE_GRADIENTS = ["loss", "var_list", "gate_gradients", "aggregation_method", "colocate_gradients_with_ops",
@@ -49,9 +50,14 @@ class GradientReader:
     def __init__(self, scanner) -> None:
         self.scanner = scanner
         self.chains: dict[str, _Chain] = {}  # a name holding gradients -> its chain
+        identifiers = code_identifiers(module_code(scanner.resolver.module)) or frozenset()
+        # no chain can start in a program that never spells compute_gradients or gradients
+        self.possible = not identifiers.isdisjoint({"compute_gradients", "gradients"})
 
     def assign(self, item: Item, target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
         """Read `target = value` when it computes, transforms or applies gradients; False otherwise."""
+        if not self.possible:
+            return False
         apply = self._apply_call(value)
         if apply is not None and self._gradient_names(apply):
             self._apply(item, target, apply)
