@@ -33,6 +33,42 @@ with tf.Session() as sess:
     print("RESULT out %r" % [float(v) for v in sess.run(out, {x: data}).ravel()])
 """
 PROGRAMS = {
+    # Kyubyong/dc_tts (`tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, 'Text2Mel')`) and GANs:
+    # each network trained on the variables its scope holds, read from the collection
+    "trainable_collection_scoped": SEEDED_GRAPH + """\
+noise = rng.normal(size=(8, 3)).astype(np.float32)
+x = tf.placeholder(tf.float32, [None, 2])
+z = tf.placeholder(tf.float32, [None, 3])
+
+
+def generator(codes):
+    with tf.variable_scope("generator"):
+        w = tf.get_variable("w", initializer=tf.constant(rng.normal(size=(3, 2)).astype(np.float32)))
+        return tf.matmul(codes, w)
+
+
+def discriminator(samples, reuse=False):
+    with tf.variable_scope("discriminator", reuse=reuse):
+        w = tf.get_variable("w", initializer=tf.constant(rng.normal(size=(2, 1)).astype(np.float32)))
+        return tf.matmul(samples, w)
+
+
+fake = generator(z)
+d_real = discriminator(x)
+d_fake = discriminator(fake, reuse=True)
+d_loss = tf.reduce_mean(tf.nn.softplus(-d_real) + tf.nn.softplus(d_fake))
+g_loss = tf.reduce_mean(tf.nn.softplus(-d_fake))
+d_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope="discriminator")
+g_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, "generator")
+d_train = tf.train.GradientDescentOptimizer(0.1).minimize(d_loss, var_list=d_vars)
+g_train = tf.train.GradientDescentOptimizer(0.1).minimize(g_loss, var_list=g_vars)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(4):
+        _, dl = sess.run([d_train, d_loss], {x: data[:, :2], z: noise})
+        _, gl = sess.run([g_train, g_loss], {z: noise})
+        print("RESULT losses_%d %s" % (step, [float(dl), float(gl)]))
+""",
     # sherjilozair/char-rnn-tensorflow, brightmart/text_classification: gradients clipped between
     # computing and applying them, by tf.gradients or compute_gradients; a global step applied with them
     "clipped_gradients": SEEDED_GRAPH + """\

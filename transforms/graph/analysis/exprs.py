@@ -12,7 +12,7 @@ from transforms.graph.analysis.assigns import ASSIGN_METHODS, assignment_outside
 from transforms.graph.analysis.model import Kind
 from transforms.graph.analysis.recognize import ExprFacts, Resolver, SiteRecognizer
 from transforms.common.syntax import Refusal, children, code
-from transforms.graph.layers.variable_lists import name_filtered, name_tested_iteration
+from transforms.graph.layers.variable_lists import lists_trainable_variables, name_filtered, name_tested_iteration
 
 class ExprAnalyzer(SiteRecognizer):
     """Reads expressions against the kinds of the names bound so far in the block."""
@@ -71,14 +71,16 @@ class ExprAnalyzer(SiteRecognizer):
             for child in children(node):
                 self._visit(child, facts)
 
+    def _tf_name(self, node: cst.BaseExpression) -> str | None:
+        return self.category(node)[0]
+
     def _iterates_variables(self, comprehension: cst.ListComp | cst.GeneratorExp) -> bool:
         """`[f(v) for v in tf.trainable_variables() if <tests of v.name>]`: registered to iterate the
         variables TF1 listed (transforms/graph/layers/variable_lists.py)."""
         if isinstance(comprehension, cst.ListComp) and name_filtered(comprehension) is not None:
             return False  # a plain filter: the list it makes is the variables (scan.py's filtered_lists)
         found = name_tested_iteration(comprehension)
-        if found is None or not isinstance(found[0], cst.Call) \
-                or self.category(found[0].func)[0] != "tf.trainable_variables":
+        if found is None or not lists_trainable_variables(found[0], self._tf_name):
             return False
         self.variable_iterations[id(comprehension)] = (comprehension, found[0], found[1])
         return True
@@ -144,7 +146,7 @@ class ExprAnalyzer(SiteRecognizer):
         if category is None:
             self._visit_plain_call(node, facts)
             return
-        if name == "tf.trainable_variables":
+        if lists_trainable_variables(node, self._tf_name):
             self.variable_lists[id(node)] = node
             return
         if category is Category.ASSIGN:

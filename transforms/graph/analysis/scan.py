@@ -14,7 +14,7 @@ from transforms.graph.analysis.recognize import Resolver
 from transforms.graph.analysis.flatten import Flattener
 from transforms.graph.analysis.helper_calls import helper_layer_uses
 from transforms.graph.layers.keras_layers import LayerConverter, LayerUse, NameAllocator
-from transforms.graph.layers.variable_lists import name_filtered
+from transforms.graph.layers.variable_lists import lists_trainable_variables, name_filtered
 from transforms.graph.training.gradients import GradientReader
 from transforms.graph.training.metrics import MetricConverter
 from transforms.graph.training.optimizers import concatenated_lists
@@ -169,7 +169,7 @@ class GraphScanner:
         (`theta_D = [D_W1, D_W2, D_b1, D_b2]`), or such lists concatenated (`theta_G1 + theta_G2`):
         what minimize(var_list=...) may be given."""
         if isinstance(value, cst.Call):
-            return self.analyzer.category(value.func)[0] == "tf.trainable_variables"
+            return lists_trainable_variables(value, self.resolver.tf_name)
         if isinstance(value, cst.ListComp):
             return self._filtered_variable_list(value)
         if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
@@ -190,7 +190,7 @@ class GraphScanner:
         if isinstance(source, cst.Name):
             call = self.analyzer.variable_list_calls.get(source.value)
         else:
-            call = source if self.analyzer.category(source.func)[0] == "tf.trainable_variables" else None
+            call = source if lists_trainable_variables(source, self.resolver.tf_name) else None
         if call is None:
             return False
         self.analyzer.filtered_lists[id(comprehension)] = (comprehension, call, selects)

@@ -9,12 +9,12 @@ same order: variables by name, a tf.Module made from a function as its variable 
 (`tower_module.w1, tower_module.b1`; its `trainable_variables` would sort them by name), a dict of
 variables as its values.
 
-`tf.trainable_variables(scope="discriminator")` keeps those whose TF1 name starts with the scope (a
-GAN's `var_list`s); bound to a name, that name may be a `minimize(var_list=...)`. So may a name bound
-to the list filtered by TF1 name, `d_vars = [var for var in t_vars if 'd_' in var.name]` (or
-`var.name.startswith('d_')`), over `t_vars = tf.trainable_variables()` or the call itself: the
-comprehension becomes the variables TF1's names selected, decided here from those names, since the
-TF2 variables' own names need not be TF1's.
+`tf.trainable_variables(scope="discriminator")`, or `tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES,
+"discriminator")`, keeps those whose TF1 name starts with the scope (a GAN's `var_list`s); bound to a
+name, that name may be a `minimize(var_list=...)`. So may a name bound to the list filtered by TF1
+name, `d_vars = [var for var in t_vars if 'd_' in var.name]` (or `var.name.startswith('d_')`), over
+`t_vars = tf.trainable_variables()` or the call itself: the comprehension becomes the variables TF1's
+names selected, decided here from those names, since the TF2 variables' own names need not be TF1's.
 
 In graph code the call may be what a comprehension iterates, its conditions tests of the TF1 name (the
 L2 penalty of so many models, `tf.add_n([tf.nn.l2_loss(v) for v in tf.trainable_variables() if 'bias'
@@ -200,7 +200,9 @@ def _lister(block, scanner, calls: list[cst.Call], in_graph_code: bool,
         if not readable:
             raise Refusal(call, "tf.trainable_variables() is only converted in plain Python of the graph-building "
                                 "code, outside session runs, and as what a comprehension in graph code iterates")
-        pieces = _created_before(block, item.index, instances, call, _both(_scope(call), selects), layers or {})
+        collection = scanner.analyzer.category(call.func)[0] == "tf.get_collection"
+        pieces = _created_before(block, item.index, instances, call, _both(_scope(call, collection), selects),
+                                 layers or {})
         return "[" + ", ".join(pieces) + "]"
 
     return listed
@@ -259,8 +261,22 @@ def _is_name_of(node: cst.BaseExpression, variable: str) -> bool:
         isinstance(node.value, cst.Name) and node.value.value == variable
 
 
-def _scope(call: cst.Call) -> Selects | None:
-    bound = bind_arguments(call, ["scope"], "tf.trainable_variables")
+def lists_trainable_variables(node: cst.CSTNode, tf_name_of: Callable[[cst.BaseExpression], str | None]) -> bool:
+    """`tf.trainable_variables(...)`, or `tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES[, scope])`,
+    which TF1 answered with the same list."""
+    if not isinstance(node, cst.Call):
+        return False
+    name = tf_name_of(node.func)
+    if name == "tf.trainable_variables":
+        return True
+    bound = bind_arguments(node, ["key", "scope"], "tf.get_collection") if name == "tf.get_collection" else {}
+    return "key" in bound and tf_name_of(bound["key"]) == "tf.GraphKeys.TRAINABLE_VARIABLES"
+
+
+def _scope(call: cst.Call, collection: bool) -> Selects | None:
+    """What `scope=` keeps of TF1 names (`collection`: the call is tf.get_collection's)."""
+    parameters = ["key", "scope"] if collection else ["scope"]
+    bound = bind_arguments(call, parameters, "tf.get_collection" if collection else "tf.trainable_variables")
     if "scope" not in bound:
         return None
     scope = string_value(bound["scope"])

@@ -23,6 +23,7 @@ from transforms.common.graph_symbols import Category
 from transforms.common.syntax import (Refusal, bind_arguments, code_identifiers, load_names, module_code,
                                       only_small_statement, target_names, walk)
 from transforms.graph.analysis.model import GradientCode, Item, Kind, TrainOp
+from transforms.graph.layers.variable_lists import lists_trainable_variables
 
 _COMPUTE_GRADIENTS = ["loss", "var_list", "gate_gradients", "aggregation_method", "colocate_gradients_with_ops",
                       "grad_loss"]
@@ -169,7 +170,7 @@ class GradientReader:
     def _lists_variables(self, node: cst.BaseExpression) -> bool:
         analyzer = self.scanner.analyzer
         if isinstance(node, cst.Call):
-            return analyzer.category(node.func)[0] == "tf.trainable_variables" and not node.args
+            return lists_trainable_variables(node, self.scanner.resolver.tf_name) and not node.args
         if isinstance(node, cst.Name):
             return node.value in analyzer.variable_list_names
         return isinstance(node, (cst.List, cst.Tuple)) and bool(node.elements) and all(
