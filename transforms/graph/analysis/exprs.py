@@ -71,16 +71,13 @@ class ExprAnalyzer(SiteRecognizer):
             for child in children(node):
                 self._visit(child, facts)
 
-    def _tf_name(self, node: cst.BaseExpression) -> str | None:
-        return self.category(node)[0]
-
     def _iterates_variables(self, comprehension: cst.ListComp | cst.GeneratorExp) -> bool:
         """`[f(v) for v in tf.trainable_variables() if <tests of v.name>]`: registered to iterate the
         variables TF1 listed (transforms/graph/layers/variable_lists.py)."""
         if isinstance(comprehension, cst.ListComp) and name_filtered(comprehension) is not None:
             return False  # a plain filter: the list it makes is the variables (scan.py's filtered_lists)
         found = name_tested_iteration(comprehension)
-        if found is None or not lists_trainable_variables(found[0], self._tf_name):
+        if found is None or not lists_trainable_variables(found[0], self.resolver.tf_name):
             return False
         self.variable_iterations[id(comprehension)] = (comprehension, found[0], found[1])
         return True
@@ -146,7 +143,7 @@ class ExprAnalyzer(SiteRecognizer):
         if category is None:
             self._visit_plain_call(node, facts)
             return
-        if lists_trainable_variables(node, self._tf_name):
+        if lists_trainable_variables(node, self.resolver.tf_name):
             self.variable_lists[id(node)] = node
             return
         if category is Category.ASSIGN:

@@ -87,11 +87,8 @@ def _check_settings_without_calls(scanner, helper: cst.FunctionDef, use: LayerUs
     """A reusing call evaluated the layer's settings again in TF1, only to ignore them: a call of the
     program's own there (`kernel_initializer=init(3, 4)` drawing from a NumPy RandomState) ran once
     more, which the layer built once does not repeat."""
-    passed = {id(node) for node in [*use.inputs, *use.call_arguments.values()]}
-    for arg in use.call.args:
-        if id(arg.value) in passed:
-            continue
-        for node in walk(arg.value):
+    for setting in _settings_arguments(use.call, use):
+        for node in walk(setting):
             if isinstance(node, cst.Call) and scanner.analyzer.category(node.func)[0] is None:
                 raise Refusal(node, f"'{helper.name.value}' is called again, and its layer settings call "
                                     f"'{code(node.func)}' at each call (TF1 evaluated them again)")
@@ -183,16 +180,19 @@ def _check_construction(scanner, helper: cst.FunctionDef, call: cst.Call, use: L
                         constants: dict[str, cst.BaseExpression]) -> None:
     """Layer settings are evaluated once, outside the function: they must not read its locals (other
     than parameters holding a literal at the one call)."""
-    passed = {id(node) for node in [*use.inputs, *use.call_arguments.values()]}
-    for arg in call.args:
-        if id(arg.value) in passed:
-            continue
-        for name in load_names(arg.value):
+    for setting in _settings_arguments(call, use):
+        for name in load_names(setting):
             scope = scanner.resolver.transform.get_metadata(ScopeProvider, name, None)
             if name.value in constants and _is_parameter(helper, name.value):
                 continue
             if scope is not None and getattr(scope, "node", None) is helper and name.value in scope.assignments:
                 raise Refusal(name, f"layer settings in '{helper.name.value}' depend on its local '{name.value}'")
+
+
+def _settings_arguments(call: cst.Call, use: LayerUse) -> list[cst.BaseExpression]:
+    """The arguments of a layer call that configure the layer: not its inputs, nor what it is called with."""
+    passed = {id(node) for node in [*use.inputs, *use.call_arguments.values()]}
+    return [arg.value for arg in call.args if id(arg.value) not in passed]
 
 
 def _is_parameter(helper: cst.FunctionDef, name: str) -> bool:

@@ -38,7 +38,7 @@ from transforms.common.graph_symbols import rnn_cell_kind
 from transforms.graph.layers.keras_layers import LayerUse
 from transforms.graph.analysis.model import Item, Kind
 from transforms.graph.rnn.sequence_steps import bound_value, dataset_time_steps, module_integer
-from transforms.graph.rnn.stacks import StackLayer, dropped_code, parse_stack, state_index
+from transforms.graph.rnn.stacks import StackLayer, parse_stack
 from transforms.graph.rnn.stacks import layer_name as stack_layer_name
 from transforms.common.syntax import Refusal, bind_arguments, code, statement, string_value
 
@@ -258,7 +258,8 @@ class RnnConverter:
                     self._run_use(call, object_name, construction, inputs, lengths, keras, tf_name, layer.input_keep)
                 uses.append(use)
                 continue
-            source = dropped_code(dropped_code(sequences[k - 1], layers[k - 1].output_keep), layer.input_keep)
+            source = code(_dropped_if(_dropped_if(cst.Name(sequences[k - 1]), layers[k - 1].output_keep),
+                                      layer.input_keep))
             use = LayerUse(call, object_name, construction, [cst.parse_expression(source)], {}, True, keras) \
                 if lengths is None else _LengthsMaskUse(call, object_name, construction,
                                                         [cst.parse_expression(source)], {}, True, keras,
@@ -284,8 +285,9 @@ class RnnConverter:
         parent = self.scanner.resolver.parent
         for access in self._references(state):
             member = parent(access.node)
-            k = state_index(member, access.node, len(layers))
-            if k is None:
+            k = _literal_index(member, access.node)
+            k = k + len(layers) if k is not None and k < 0 else k
+            if k is None or not 0 <= k < len(layers):
                 raise Refusal(access.node, f"MultiRNNCell state '{state}' read other than as {state}[<int>]")
             if layers[k].kind != "lstm":
                 self._aliases[id(member)] = parts[k]["h"]
@@ -597,6 +599,10 @@ def _dropout_wrapper(target: cst.Name, call: cst.Call, tf_name: str, cells: dict
     cell.used = True  # runs only through the wrapper
     return replace(cell, used=False, wrapper=call, input_keep=_drops(bound.get("input_keep_prob")),
                    output_keep=_drops(bound.get("output_keep_prob")))
+
+
+def _dropped_if(inputs: cst.BaseExpression, keep: cst.BaseExpression | None) -> cst.BaseExpression:
+    return inputs if keep is None else _dropped(inputs, keep)
 
 
 def _operand(keep: cst.BaseExpression) -> cst.BaseExpression:

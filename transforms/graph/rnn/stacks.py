@@ -97,26 +97,3 @@ class StackLayer:
 
 def layer_name(scope: str, index: int) -> str:
     return f"{scope}_multi_rnn_cell_{index}"
-
-
-def dropped_code(sequence: str, keep: cst.BaseExpression | None) -> str:
-    if keep is None:
-        return sequence
-    text = code(keep)
-    operand = text if isinstance(keep, (cst.Name, cst.Attribute, cst.Call, cst.Float, cst.Integer)) else f"({text})"
-    return f"tf.nn.dropout({sequence}, rate=1 - {operand})"
-
-
-def state_index(member: cst.CSTNode, name: cst.Name, layers: int) -> int | None:
-    """k of `name[k]` (negative k counted from the end) for a literal k within the stack."""
-    if not (isinstance(member, cst.Subscript) and member.value is name and len(member.slice) == 1):
-        return None
-    index = member.slice[0].slice
-    value = index.value if isinstance(index, cst.Index) else None
-    negative = isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus)
-    number = value.expression if negative else value
-    if not isinstance(number, cst.Integer):
-        return None
-    k = -int(number.value) if negative else int(number.value)
-    k = k + layers if k < 0 else k
-    return k if 0 <= k < layers else None
