@@ -69,6 +69,54 @@ with tf.Session() as sess:
         _, gl = sess.run([g_train, g_loss], {z: noise})
         print("RESULT losses_%d %s" % (step, [float(dl), float(gl)]))
 """,
+    # wiseodd/generative-models (wgan, dualgan): the critic's weights clipped by assignments fetched in
+    # the same run as its train op, which TF1 ran before the update (the update waits for the gradients)
+    "weights_clipped_beside_train_op": SEEDED_GRAPH + """\
+x = tf.placeholder(tf.float32, [None, 3])
+w1 = tf.Variable(rng.normal(scale=0.1, size=(3, 4)).astype(np.float32))
+b1 = tf.Variable(np.zeros(4, np.float32))
+w2 = tf.Variable(rng.normal(scale=0.1, size=(4, 1)).astype(np.float32))
+theta_D = [w1, b1, w2]
+critic = tf.matmul(tf.nn.relu(tf.matmul(x, w1) + b1), w2)
+D_loss = -tf.reduce_mean(critic)
+D_solver = tf.train.RMSPropOptimizer(learning_rate=1e-2).minimize(D_loss, var_list=theta_D)
+clip_D = [p.assign(tf.clip_by_value(p, -0.05, 0.05)) for p in theta_D]
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(6):
+        _, value, _ = sess.run([D_solver, D_loss, clip_D], feed_dict={x: data})
+        print("RESULT loss_%d %r" % (step, float(value)))
+    print("RESULT w1 %r" % [float(v) for v in sess.run(w1).ravel()])
+    print("RESULT w2 %r" % [float(v) for v in sess.run(w2).ravel()])
+""",
+    # wiseodd/generative-models (discogan): one Adam minimizes both networks' losses; TF1 shared its
+    # beta powers between the two train ops, which advanced them at each run of either
+    "optimizer_shared_by_two_losses": SEEDED_GRAPH + """\
+noise = rng.normal(size=(8, 2)).astype(np.float32)
+x = tf.placeholder(tf.float32, [None, 3])
+z = tf.placeholder(tf.float32, [None, 2])
+g_w = tf.Variable(rng.normal(size=(2, 3)).astype(np.float32))
+d_w = tf.Variable(rng.normal(size=(3, 1)).astype(np.float32))
+d_b = tf.Variable(np.zeros(1, np.float32))
+theta_G = [g_w]
+theta_D = [d_w, d_b]
+fake = tf.matmul(z, g_w)
+d_real = tf.matmul(x, d_w) + d_b
+d_fake = tf.matmul(fake, d_w) + d_b
+d_loss = tf.reduce_mean(tf.nn.softplus(-d_real) + tf.nn.softplus(d_fake))
+g_loss = tf.reduce_mean(tf.nn.softplus(-d_fake))
+solver = tf.train.AdamOptimizer(learning_rate=0.05)
+d_solver = solver.minimize(d_loss, var_list=theta_D)
+g_solver = solver.minimize(g_loss, var_list=theta_G)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(5):
+        _, dl = sess.run([d_solver, d_loss], feed_dict={x: data, z: noise})
+        _, gl = sess.run([g_solver, g_loss], feed_dict={z: noise})
+        _, gl = sess.run([g_solver, g_loss], feed_dict={z: noise})
+        print("RESULT losses_%d %s" % (step, [float(dl), float(gl)]))
+    print("RESULT g_w %r" % [float(v) for v in sess.run(g_w).ravel()])
+""",
     # sherjilozair/char-rnn-tensorflow, brightmart/text_classification: gradients clipped between
     # computing and applying them, by tf.gradients or compute_gradients; a global step applied with them
     "clipped_gradients": SEEDED_GRAPH + """\

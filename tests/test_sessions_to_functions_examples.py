@@ -28,7 +28,7 @@ EXAMPLES = ROOT / "legacy_examples"
 # slower to add up and run with -m slow.
 SEEDED = ["core_session_mlp", "core_tf_layers_cnn", "core_class_graph_methods", "core_saver_resume", "data_one_shot_iterator",
           "data_epochs_layers", "queue_tfrecords", "gan_shared_discriminator", "gan_python_batches",
-          "gan_layers_clipped_gradients",
+          "gan_layers_clipped_gradients", "gan_two_domains_shared_adam",
           "mixed_flags_data_summaries_saver",
           pytest.param("core_interactive_momentum", marks=pytest.mark.slow),
           pytest.param("core_scoped_adam", marks=pytest.mark.slow),
@@ -100,6 +100,26 @@ def test_seeded_example_gives_the_legacy_results(name: str, tmp_path: Path) -> N
     differing = {key: (legacy_results[key], new_results[key]) for key in legacy_results
                  if not close(legacy_results[key], new_results[key])}
     assert not differing
+
+
+def test_wasserstein_example_clips_the_critic_before_each_of_its_steps(tmp_path: Path) -> None:
+    """gan_wasserstein_clipping.py fetches the critic's clipping with its train op: TF1 ran them in no
+    fixed order (the legacy program's losses vary from run to run). The migrated step clips first, then
+    computes the loss and applies the gradients: the legacy program made deterministic by clipping in
+    a run of its own before each step gives the same numbers."""
+    source = (EXAMPLES / "gan_wasserstein_clipping.py").read_text()
+    racing = "        _, D_loss_curr, _ = sess.run(\n            [D_solver, D_loss, clip_D],\n"
+    assert racing in source
+    ordered = tmp_path / "clip_first.py"
+    ordered.write_text(source.replace(racing, "        sess.run(clip_D)\n        _, D_loss_curr = sess.run(\n"
+                                              "            [D_solver, D_loss],\n"))
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        legacy = pool.submit(run, ["-m", "migrate.legacy_runtime", str(ordered)], tmp_path)
+        new_process = run([str(migrated("gan_wasserstein_clipping", tmp_path))], tmp_path)
+        legacy_results = results(legacy.result())
+    new_results = results(new_process)
+    assert legacy_results.keys() == new_results.keys() == {"d_losses", "g_losses", "critic_max_weight", "sample_mean"}
+    assert all(close(legacy_results[key], new_results[key]) for key in legacy_results), (legacy_results, new_results)
 
 
 @pytest.mark.slow

@@ -63,16 +63,18 @@ class GraphProgram(GraphResolver):
         deferred_lists = defer_layer_variable_lists(block, scanner)
         self._gather(functions)
         check_placement(functions, self)
-        check_assignment_order(functions, block, planner)
+        assignment_notes = check_assignment_order(functions, block, planner)
         check_metric_runs(functions, scanner.metrics.metrics)
         check_batch_norm(functions, scanner.layer_uses)
         rewriter = CallSiteRewriter(self)
         rewriter.choose_returns(functions)
         writer = FunctionWriter(block, scanner.layer_uses, names)
         definitions: dict[int, list[cst.FunctionDef]] = {}
-        for function in sorted(functions, key=lambda f: (f.insert_at, min(self.line(s.call) for s in f.sites))):
-            trainable = planner.trainable(function)
-            written = [writer.write(function, trainable), writer.optimizer_build(function, trainable)]
+        order = sorted(functions, key=lambda f: (f.insert_at, min(self.line(s.call) for s in f.sites)))
+        trainables = {id(function): planner.trainable(function) for function in order}
+        builds = writer.optimizer_builds(order, trainables)
+        for function in order:
+            written = [writer.write(function, trainables[id(function)]), builds.get(id(function))]
             definitions.setdefault(function.insert_at, []).extend(s for s in written if s is not None)
         rewriter.replacements.update(outside_replacements(self, block, scanner))
         rewriter.replacements.update(nested_session_replacements(sessions, block, flattener))
@@ -95,8 +97,8 @@ class GraphProgram(GraphResolver):
         run_sites = [(site.call, f.name) for f in functions for site in f.sites]
         for site in reopening:
             self.transform.report(site.call, REINITIALISED, fixed=True)
-        for call, message in scanner.rnn.notes:
-            self.transform.report(call, message, fixed=True)
+        for node, message in scanner.rnn.notes + assignment_notes:
+            self.transform.report(node, message, fixed=True)
         return module, sorted(run_sites, key=lambda pair: self.line(pair[0]))
 
     def _reinitialise(self, reopening, block, scanner, sites, names, definitions, replacements) -> None:

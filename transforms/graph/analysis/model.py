@@ -143,7 +143,7 @@ class GraphBlock:
     summaries: set[str] = field(default_factory=set)  # graph names holding {tag: value} dicts (summary ops)
     member_aliases: dict[int, str] = field(default_factory=dict)  # id of `state.h` / `outputs[-1]` -> its code
     graph_code_replacements: dict[int, Callable] = field(default_factory=dict)  # id -> f(updated node), in graph code
-    assigns: dict[int, str] = field(default_factory=dict)  # item index of a variable assignment -> the variable
+    assigns: dict[int, tuple[str, ...]] = field(default_factory=dict)  # item index of an assignment -> its variables
 
     def kind(self, name: str) -> Kind:
         return self.kinds.get(name, Kind.PYTHON)

@@ -72,7 +72,12 @@ class CallSiteRewriter:
         for function in functions:
             fetch = function.sites[0].fetch
             compact = fetch.without_operations()
-            if compact is not fetch and all(self._ignores_operations(site) for site in function.sites):
+            ignored = all(self._ignores_operations(site) for site in function.sites)
+            if function.effects and not ignored:
+                raise Refusal(function.sites[0].call, f"the run's values of {', '.join(sorted(function.effects))} "
+                                                      "are read: the step function could give them only as its "
+                                                      "update leaves them, not as assigned")
+            if compact is not fetch and ignored:
                 function.returns = compact
 
     def _ignores_operations(self, site: RunSite) -> bool:

@@ -1,8 +1,9 @@
 """Train ops: `optimizer.minimize(loss, global_step=..., var_list=...)` read into a TrainOp (the step
-functions turn it into a GradientTape step), with its optimizer converted to Keras. One minimize()
-per optimizer (a Keras optimizer builds its slots for one set of variables); a decaying learning
-rate must be stepped by the global step this minimize() increments (Keras schedules follow
-`optimizer.iterations`)."""
+functions turn it into a GradientTape step), with its optimizer converted to Keras. An optimizer may
+minimize several losses (a GAN's one Adam for both networks): its Keras optimizer is built for all
+their variables (FunctionWriter.optimizer_builds), and its state shared between the steps is what
+TF1 shared (TF1Adam's beta powers, advanced by each step). A decaying learning rate must be stepped
+by the global step its one minimize() increments (Keras schedules follow `optimizer.iterations`)."""
 from __future__ import annotations
 
 import libcst as cst
@@ -90,8 +91,9 @@ class TrainOpConverter:
     def register(self, item: Item, name: str, train_op) -> None:
         """Record a train op read from `item` (its reads: the loss's, the var_list's, the global step)."""
         optimizer, call = train_op.optimizer, train_op.node
-        if optimizer in self.minimized:
-            raise Refusal(call, f"optimizer '{optimizer}' minimizes more than one loss")
+        if optimizer in self.minimized and self.optimizer_schedules.get(optimizer):
+            raise Refusal(call, f"optimizer '{optimizer}' minimizes more than one loss with a decaying learning rate "
+                                "(its Keras schedule would count the steps of both)")
         self.minimized.add(optimizer)
         if train_op.global_step:
             train_op.global_step = self.block.aliases.get(train_op.global_step, train_op.global_step)

@@ -27,6 +27,8 @@ class StepFunction:
     tape_items: list[int] = field(default_factory=list)  # the graph statements among them
     insert_at: int = 0                       # the item before which the function is defined
     returns: Fetch | None = None             # what it returns: its sites' fetch, or that less the ops
+    effects: set[str] = field(default_factory=set)  # fetched for their effect only: their values are not returned
+    before_tape: list[int] = field(default_factory=list)  # graph statements of a train step made before its tape
 
     @property
     def returned(self) -> Fetch:

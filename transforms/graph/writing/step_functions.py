@@ -9,17 +9,20 @@ Python when TF1 built the graph, and so it runs at tracing; AutoGraph would rewr
 (benchmarks/step_overhead.py)."""
 from __future__ import annotations
 
+import textwrap
+
 import libcst as cst
 
 from transforms.graph.writing.assemble import tidy_body
 from transforms.graph.layers.keras_layers import LayerUse
 from transforms.graph.analysis.model import GraphBlock, Kind
 from transforms.graph.writing.plan import StepFunction
-from transforms.graph.training.optimizers import concatenated_lists
+from transforms.graph.analysis.listed_names import block_definition, listed_names
 from transforms.graph.sessions.runs import Fetch
-from transforms.common.syntax import code, load_names, only_small_statement, replace_nodes, statement
+from transforms.common.syntax import Refusal, code, load_names, replace_nodes, statement
 
 _OPTIONS = "autograph=False"
+_LINE_LENGTH = 100
 
 
 class FunctionWriter:
@@ -35,8 +38,10 @@ class FunctionWriter:
         statements: list[cst.BaseStatement] = []
         if function.train_op:
             last_tape = max(function.tape_items)
-            inside = [b for i, b in zip(function.items, bodies) if i <= last_tape]
-            after = [b for i, b in zip(function.items, bodies) if i > last_tape]
+            first = set(function.before_tape)
+            statements += [b for i, b in zip(function.items, bodies) if i in first]
+            inside = [b for i, b in zip(function.items, bodies) if i <= last_tape and i not in first]
+            after = [b for i, b in zip(function.items, bodies) if i > last_tape and i not in first]
             statements += self._train_step(function, inside, after, trainable, constants)
         else:
             statements += bodies
@@ -123,49 +128,71 @@ class FunctionWriter:
         replacements = {id(gradient_code.call): lambda _: cst.parse_expression(tape_value)}
         return [replace_nodes(node, replacements) for node in gradient_code.statements]
 
-    def optimizer_build(self, function: StepFunction, trainable: list[str]) -> cst.BaseStatement | None:
-        """`optimizer.build([variables])`, to follow the definition of a step function that trains
-        plain variables created before it with an optimizer no other train op uses: the optimizer
-        then makes its slots at once, as TF1 did with the graph. Made in the step's first trace, they
-        would have tf.function trace it twice (0.1 s for a small step, more for a fused loop around it)."""
-        train_op = function.train_op
-        if train_op is None or [t.optimizer for t in self.block.train_ops.values()].count(train_op.optimizer) != 1:
-            return None
-        names = trainable if train_op.var_list is None else self._listed_names(train_op.var_list)
-        renamed = set(self.block.aliases) | set(self._renames(train_op))
-        if not names or any(self.block.kind(name) is not Kind.VARIABLE or name in renamed for name in names):
-            return None
-        return statement(f"{train_op.optimizer}.build([{', '.join(names)}])  # its slots now, not in "
-                         f"{function.name}'s first trace")
+    def optimizer_builds(self, order: list[StepFunction],
+                         trainables: dict[int, list[str]]) -> dict[int, cst.BaseStatement]:
+        """`optimizer.build([variables])` for each optimizer of the train steps, keyed by the id of the
+        function whose definition it follows (the last one using it, in the written `order`): the
+        optimizer then makes its slots at once, as TF1 did with the graph. Made in a step's first
+        trace, they would have tf.function trace it twice (0.1 s for a small step, more for a fused
+        loop around it). An optimizer that several train steps share must be built for all their
+        variables (a Keras optimizer builds once); where they are not all listed, it is refused."""
+        users: dict[str, list[StepFunction]] = {}
+        for function in order:
+            if function.train_op is not None:
+                users.setdefault(function.train_op.optimizer, []).append(function)
+        builds = {}
+        for optimizer, trained in users.items():
+            names = self._built_variables(trained, trainables)
+            if names is None:
+                if len(trained) > 1:
+                    raise Refusal(trained[1].train_op.node, f"optimizer '{optimizer}' minimizes several losses "
+                                  "whose variables are not all listed by name")
+                continue
+            last = trained[-1]
+            sites = [site for function in trained for site in function.sites]
+            if len(trained) > 1 and any(site.item_index < last.insert_at for site in sites):
+                raise Refusal(trained[0].sites[0].call, f"optimizer '{optimizer}' minimizes several losses and "
+                              "one is trained before the graph of another is built")
+            comment = f"its slots now, not in {_names(trained)}'s first trace"
+            builds[id(last)] = _build_statement(optimizer, names, comment)
+        return builds
+
+    def _built_variables(self, trained: list[StepFunction], trainables: dict[int, list[str]]) -> list[str] | None:
+        """The variables the train steps of one optimizer update, in order; None unless all are plain
+        variables listed by name."""
+        names: list[str] = []
+        for function in trained:
+            train_op = function.train_op
+            listed = trainables[id(function)] if train_op.var_list is None else listed_names(
+                train_op.var_list, block_definition(self.block))
+            renamed = set(self.block.aliases) | set(self._renames(train_op))
+            if not listed or any(self.block.kind(name) is not Kind.VARIABLE or name in renamed for name in listed):
+                return None
+            names += [name for name in listed if name not in names]
+        return names
 
     def _renames(self, train_op) -> dict[str, str]:
         """The state names the train op's statement reads that were rebound later."""
         return self.block.items[self.block.last_definition(train_op.name)].renames
 
-    def _listed_names(self, var_list: cst.BaseExpression, depth: int = 0) -> list[str] | None:
-        """The names a var_list lists: a list or tuple of names, a graph name bound once to such a
-        var_list, or a `+` of two (`theta_G + theta_Q`)."""
-        if depth > 4:
-            return None
-        parts = concatenated_lists(var_list)
-        if len(parts) > 1:
-            listed = [self._listed_names(part, depth + 1) for part in parts]
-            return None if None in listed else [name for names in listed for name in names]
-        if isinstance(var_list, cst.Name) and len(self.block.definitions.get(var_list.value, ())) == 1:
-            small = only_small_statement(self.block.items[self.block.last_definition(var_list.value)].node)
-            if not (isinstance(small, cst.Assign) and len(small.targets) == 1
-                    and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == var_list.value):
-                return None
-            return self._listed_names(small.value, depth + 1)
-        if not isinstance(var_list, (cst.List, cst.Tuple)) or not all(
-                isinstance(element, cst.Element) and isinstance(element.value, cst.Name) for element in var_list.elements):
-            return None
-        return [element.value.value for element in var_list.elements]
-
     def _returned(self, fetch: Fetch, constants: dict[str, str]) -> str | None:
         if fetch.shape == "op":
             return None
         return _render(fetch, constants, self.train_op_values, self.block.member_aliases)
+
+
+def _build_statement(optimizer: str, names: list[str], comment: str) -> cst.BaseStatement:
+    call = f"{optimizer}.build([{', '.join(names)}])"
+    if len(call) <= _LINE_LENGTH:
+        return statement(f"{call}  # {comment}")
+    listed = textwrap.fill(" ".join(f"{name}," for name in names), _LINE_LENGTH, initial_indent="    ",
+                           subsequent_indent="    ", break_on_hyphens=False)
+    return cst.parse_statement(f"{optimizer}.build([\n{listed}\n])  # {comment}\n")
+
+
+def _names(functions: list[StepFunction]) -> str:
+    names = [function.name for function in functions]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _wrapped_variable_list(variable_list: str) -> str:
