@@ -567,3 +567,28 @@ def test_unordered_writes_make_what_reads_them_advisory_and_nothing_else(tmp_pat
     assert doubled["compared"] == 4 and doubled["max_abs"] == 0.0
     assert any("advisory from call 0" in note for note in site["notes"])
     assert program["verdict"] == "equivalent", (program["reason"], done.stderr[-3000:])
+
+
+def test_result_lines_printed_after_unordered_writes_are_advisory_and_earlier_ones_strict(tmp_path):
+    printing = RACY_LEGACY.replace(
+        "    for _ in range(4):\n",
+        '    print("RESULT before %r" % float(sess.run(doubled)))\n    for _ in range(4):\n',
+    ) + 'print("RESULT after %r" % float(w_final))\n'
+    printing = printing.replace("        sess.run([step, clip, doubled], feed_dict={x: data})\n",
+                                "        sess.run([step, clip, doubled], feed_dict={x: data})\n"
+                                "    w_final = sess.run(w).sum()\n")
+    legacy = write(tmp_path / "legacy" / "racy.py", printing)
+    # the migrated program picks another order than the legacy run did: its final weights differ
+    migrated = write(tmp_path / "migrated" / "racy.py", compat_version(printing).replace(
+        'float(w_final)', 'float(w_final + 1.0)'))
+    done, report = run_verify(tmp_path, legacy, migrated, tmp_path / "report.json")
+    program, = report["programs"]
+    statuses = {item["key"]: item["status"] for item in program["results"]}
+    assert statuses == {"before": "match", "after": "advisory-mismatch"}, program["results"]
+    assert program["verdict"] == "equivalent", (program["reason"], done.stderr[-3000:])
+
+    shifted = write(tmp_path / "shifted" / "racy.py", compat_version(printing).replace(
+        'float(sess.run(doubled))', 'float(sess.run(doubled) + 1.0)'))
+    done, report = run_verify(tmp_path, legacy, shifted, tmp_path / "report2.json")
+    program, = report["programs"]
+    assert program["verdict"] == "mismatch" and "RESULT before" in program["reason"], program["reason"]

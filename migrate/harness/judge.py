@@ -72,16 +72,23 @@ def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: Si
     def after_taint(key: str) -> bool:
         return taint.taint_sequence is not None and printed_at.get(key, float("inf")) > taint.taint_sequence
 
+    first_race = min(races.unsettled.values(), default=None)
+
+    def after_race(key: str) -> bool:
+        """A RESULT line names no variables: once a run raced, any may hold a scheduling-dependent value."""
+        return first_race is not None and printed_at.get(key, float("inf")) > first_race
+
     streams = _streams(pairs, legacy_sites, migrated_sites)
     judged = Judged(streams, tolerance, taint, training, races)
     sites = judged.sites(reproduced=False)
-    results = compare_results(parse_results(legacy.stdout), parse_results(migrated.stdout), tolerance, after_taint)
+    results = compare_results(parse_results(legacy.stdout), parse_results(migrated.stdout), tolerance,
+                              lambda key: after_taint(key) or after_race(key))
     weighing = _final_weighing(legacy, migrated, tolerance, training, races.unsettled, sites)
     weights = weighing(randomness_advisory=taint.taint_sequence is not None)
     if randomness_reproduced(sites, results, weights[0]):
         sites = judged.sites(reproduced=True)
         results = compare_results(parse_results(legacy.stdout), parse_results(migrated.stdout), tolerance,
-                                  lambda key: False)
+                                  after_race)
         weights = weighing(randomness_advisory=False)
         report["randomness"].update(reproduced=True, note=REPRODUCED_NOTE)
     report["sites"] = [site.to_dict() for site in sites]
@@ -241,13 +248,23 @@ def _verdict(report: dict) -> dict:
     if not strict and not tests and not weights.get("compared"):
         return stop(report, "inconclusive", "nothing could be compared strictly (no paired run site with "
                                             "values, no RESULT line, no test, no final weight, or only "
-                                            "randomness-affected values)")
+                                            "randomness-affected values)" + _race_note(report))
     unpaired = [site for site in sites if site["status"] == "unpaired"]
     agreeing = [f"{strict} run sites / RESULT lines agree within tolerance" if strict else "",
                 f"{weights['compared']} trained variables agree at the end" if weights.get("compared") else "",
                 f"{len(tests)} tests have the same outcomes" if tests else "",
                 f"{len(unpaired)} run sites unpaired (not compared)" if unpaired else ""]
     return stop(report, "equivalent", "; ".join(part for part in agreeing if part))
+
+
+def _race_note(report: dict) -> str:
+    races = (report.get("ordering") or {}).get("racing_variables") or []
+    if not races:
+        return ""
+    lines = sorted({race["line"] for race in races if race["line"] is not None})
+    where = f" at line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}" if lines else ""
+    return (f"; TF1 ran the writes to {len(races)} variable{'s' if len(races) > 1 else ''}{where} in no fixed "
+            "order, so what is computed from them differs between runs of the legacy program itself")
 
 
 def _mismatch_reason(mismatched: list, bad_results: list) -> str:

@@ -44,8 +44,9 @@ class ResultComparison:
 def compare_results(legacy: dict, migrated: dict, tolerance: Tolerance, is_advisory) -> list[ResultComparison]:
     """Compare every legacy RESULT key with the migrated program's value for it.
 
-    `is_advisory(key)`: whether unaligned randomness had changed the state before the legacy program
-    printed that key (a difference is then reported, but does not count as a mismatch).
+    `is_advisory(key)`: whether unaligned randomness, or a run whose ops TF1 did not order
+    (ordering.py), had changed the state before the legacy program printed that key (a difference is
+    then reported, but does not count as a mismatch).
     """
     compared = []
     for key, expected in legacy.items():
