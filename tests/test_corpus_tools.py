@@ -248,3 +248,36 @@ def test_run_budget_counts_only_the_harness_calls_that_forward_the_program(tmp_p
     assert namespace["recorded_run"](step) == "ran" and budget.taken == 1
     with pytest.raises(SystemExit):
         namespace["recorded_run"](step)
+
+
+class FakeOperation:
+    def __init__(self, op_type, control_inputs=()):
+        self.type, self.control_inputs = op_type, list(control_inputs)
+
+
+def test_run_budget_does_not_count_runs_that_only_initialise_variables():
+    budget = run_budget.Budget(1)
+    run = run_budget.counted(lambda session, fetches: fetches, budget, steps=run_budget.run_steps)
+    init = FakeOperation("NoOp", [FakeOperation("Assign"), FakeOperation("NoOp", [FakeOperation("AssignVariableOp")])])
+    assert run(None, init) is init and run(None, [init]) == [init] and budget.taken == 0
+    train = FakeOperation("NoOp", [FakeOperation("ApplyAdam")])
+    assert run(None, fetches=train) is train and budget.taken == 1
+    with pytest.raises(SystemExit):
+        run(None, [train, init])
+
+
+def test_run_budget_counts_a_merged_step_function_once_per_step_function_it_runs(monkeypatch):
+    monkeypatch.setenv(run_budget.MERGED_STEPS_VARIABLE, "d_step_and_g_step=2,compute_a_and_b=2")
+    merged = run_budget.merged_steps_from_environment()
+    assert merged == {"d_step_and_g_step": 2, "compute_a_and_b": 2}
+
+    def d_step_and_g_step():
+        return "both"
+
+    budget = run_budget.Budget(3)
+    call = run_budget.counted(lambda function: function(), budget,
+                              steps=lambda args, kwargs: merged.get(args[0].__name__, 1))
+    assert call(d_step_and_g_step) == "both" and budget.taken == 2
+    with pytest.raises(SystemExit):
+        call(d_step_and_g_step)  # a third and a fourth step: past the budget before it runs
+    assert budget.taken == 2

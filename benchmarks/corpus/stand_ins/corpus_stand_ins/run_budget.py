@@ -1,10 +1,12 @@
 """Ends a program cleanly (SystemExit(0)) when it asks for step N+1: `TFM_CORPUS_MAX_RUNS=N`.
 
 A step is a `Session.run` call (TF1 sessions, `tf.compat.v1` included; `.eval()` and `.run()` reach
-it too) or a top-level call of a `tf.function` executed eagerly (calls made while a graph is built
+it too) that runs more than variable initialisers (the migration drops those runs) or a top-level call of a `tf.function` executed eagerly (calls made while a graph is built
 are not steps). The legacy program and its migration are stopped at the same step when each
 `Session.run` of the one became one function call of the other; a fused multi-step function (TFM301)
-counts as one call. Under `tf-migrate verify` every call of the program reaches TensorFlow through the
+counts as one call, and a function running several step functions in turn (TFM311) as one per step
+function: `TFM_CORPUS_MERGED_STEPS=name=2,...` names them (benchmarks/corpus/run_pass.py reads them
+from the migration's site map). Under `tf-migrate verify` every call of the program reaches TensorFlow through the
 harness's recording wrapper: a call from the harness is counted when the harness function making it
 is one that forwards the program's own call (FORWARDERS), not when the harness calls on its own behalf
 (capturing weights, re-running a site to probe randomness).
@@ -21,12 +23,15 @@ import os
 import sys
 
 MAX_RUNS_VARIABLE = "TFM_CORPUS_MAX_RUNS"
+MERGED_STEPS_VARIABLE = "TFM_CORPUS_MERGED_STEPS"
 SESSION_MODULE = "tensorflow.python.client.session"
 FUNCTION_MODULE = "tensorflow.python.eager.polymorphic_function.polymorphic_function"
 HARNESS_MARK = os.path.join("migrate", "harness") + os.sep
 # migrate/harness: LegacyProbe.recorded_run (a run from the script or one of the program's modules,
-# either side), MigratedProbe.call (a tf.function call on the migrated side).
-FORWARDERS = ("recorded_run", "call")
+# either side), MigratedProbe.call (a tf.function call on the migrated side), and the `__call__` of
+# fused.py's wrappers of multi-step and merged-step functions (TFM301, TFM310, TFM311), which call the
+# function themselves (a fused loop's first call as two, so it counts twice: the program still ends).
+FORWARDERS = ("recorded_run", "call", "__call__")
 
 
 class Budget:
@@ -35,35 +40,66 @@ class Budget:
     def __init__(self, limit: int) -> None:
         self.limit, self.taken = limit, 0
 
-    def take(self, caller) -> None:
-        """Count one step made from `caller` (a code object); end the program past the limit."""
+    def take(self, caller, steps: int = 1) -> None:
+        """Count `steps` steps made from `caller` (a code object); end the program past the limit."""
         if HARNESS_MARK in caller.co_filename and caller.co_name not in FORWARDERS:
             return
-        if self.taken >= self.limit:
+        if self.taken + steps > self.limit:
             print(f"[corpus stand-in] {self.taken} steps run ({MAX_RUNS_VARIABLE}={self.limit}): "
                   "ending the program here", file=sys.stderr)
             sys.stdout.flush()
             raise SystemExit(0)
-        self.taken += 1
+        self.taken += steps
 
 
-def counted(method, budget: Budget, is_step=lambda: True):
+def counted(method, budget: Budget, is_step=lambda: True, steps=lambda args, kwargs: 1):
+    """`method` counting `steps(args, kwargs)` steps per call (args: the receiver first)."""
     @functools.wraps(method)
     def wrapper(*args, **kwargs):
         if is_step():
-            budget.take(sys._getframe(1).f_code)
+            budget.take(sys._getframe(1).f_code, steps(args, kwargs))
         return method(*args, **kwargs)
     return wrapper
 
 
+def run_steps(args, kwargs) -> int:
+    """A Session.run (args: the session, then its own) is one step, unless it only initialises variables."""
+    fetches = args[1] if len(args) > 1 else kwargs.get("fetches")
+    return 0 if _only_initialisers(fetches) else 1
+
+
+_INITIALISING = {"Assign", "AssignVariableOp"}
+
+
+def _only_initialisers(fetches) -> bool:
+    if isinstance(fetches, (list, tuple)):
+        return bool(fetches) and all(_only_initialisers(fetch) for fetch in fetches)
+    op_type = getattr(fetches, "type", None)
+    if op_type in _INITIALISING:
+        return True
+    inputs = getattr(fetches, "control_inputs", None)
+    return op_type == "NoOp" and bool(inputs) and all(_only_initialisers(op) for op in inputs)
+
+
+def merged_steps_from_environment() -> dict[str, int]:
+    """TFM_CORPUS_MERGED_STEPS: merged function name -> how many step functions it runs."""
+    merged = {}
+    for part in filter(None, os.environ.get(MERGED_STEPS_VARIABLE, "").split(",")):
+        name, _, count = part.partition("=")
+        merged[name] = int(count)
+    return merged
+
+
 def patch_session(module, budget: Budget) -> None:
-    module.BaseSession.run = counted(module.BaseSession.run, budget)
+    module.BaseSession.run = counted(module.BaseSession.run, budget, steps=run_steps)
 
 
 def patch_function(module, budget: Budget) -> None:
     from tensorflow.python.eager import context
 
-    module.Function.__call__ = counted(module.Function.__call__, budget, context.executing_eagerly)
+    merged = merged_steps_from_environment()
+    module.Function.__call__ = counted(module.Function.__call__, budget, context.executing_eagerly,
+                                       lambda args, kwargs: merged.get(getattr(args[0], "__name__", ""), 1))
 
 
 class PostImportPatcher(importlib.abc.MetaPathFinder):
