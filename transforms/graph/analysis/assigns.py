@@ -78,24 +78,32 @@ class AssignReader:
         return True
 
     def _assignment_per_variable(self, comprehension: cst.ListComp) -> tuple[list[str], str, list[cst.Arg]] | None:
-        loop, scanner = comprehension.for_in, self.scanner
-        if not (isinstance(comprehension.elt, cst.Call) and isinstance(loop.target, cst.Name)
-                and loop.inner_for_in is None and not loop.ifs and not loop.asynchronous):
+        """(variables, method, arguments) of a comprehension assigning its loop variable; None for other
+        comprehensions. One that assigns in another shape is refused: read as plain graph code, its
+        assignments would escape the ordering checks."""
+        loop, scanner, call = comprehension.for_in, self.scanner, comprehension.elt
+        element = loop.target.value if isinstance(loop.target, cst.Name) else None
+        if not isinstance(call, cst.Call):
             return None
+        tf_name, category, _ = scanner.analyzer.category(call.func)
+        is_method = (isinstance(call.func, cst.Attribute) and call.func.attr.value in ASSIGN_METHODS
+                     and isinstance(call.func.value, cst.Name) and call.func.value.value == element)
+        if category is not Category.ASSIGN and not is_method:
+            return None
+        if element is None or loop.inner_for_in is not None or loop.ifs or loop.asynchronous:
+            raise Refusal(comprehension, "assignments in a comprehension are modelled only as one per variable of a "
+                                         "list, `[v.assign(...) for v in var_list]` (one loop variable, no condition "
+                                         "or other loop)")
         variables = listed_names(loop.iter, items_definition(scanner.block.definitions, scanner.flattener.items))
         if not variables or any(scanner.kinds.get(name) is not Kind.VARIABLE for name in variables):
-            return None
-        call, element = comprehension.elt, loop.target.value
-        tf_name, category, _ = scanner.analyzer.category(call.func)
-        if category is Category.ASSIGN:
-            variable, method, arguments = self._function_form(call, tf_name, each=element)
-        elif isinstance(call.func, cst.Attribute) and call.func.attr.value in ASSIGN_METHODS \
-                and isinstance(call.func.value, cst.Name) and call.func.value.value == element:
+            raise Refusal(loop.iter, f"assignments to the elements of '{code(loop.iter)}', which is not a list of "
+                                     "the program's variables written out by name")
+        if is_method:
             variable, method, arguments = call.func.value, call.func.attr.value, self._method_arguments(call)
         else:
-            return None
+            variable, method, arguments = self._function_form(call, tf_name, each=element)
         if variable.value != element:
-            return None
+            raise Refusal(call, f"'{code(call)}' assigns another variable than the loop's")
         for node in load_names(cst.List([cst.Element(argument.value) for argument in arguments])):
             if node.value != element and scanner.kinds.get(node.value, Kind.PYTHON) is not Kind.PYTHON:
                 raise Refusal(node, f"'{code(call)}' computes each variable's new value from '{node.value}': only "
