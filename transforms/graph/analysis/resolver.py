@@ -34,6 +34,14 @@ class GraphResolver:
         position = self.transform.get_metadata(PositionProvider, node, None)
         return position.start.line if position else 0
 
+    def first_refusal(self, refusals: list[Refusal]) -> Refusal | None:
+        """The refusal at the earliest node in the source: a binding's references are a set, so the one
+        found first varies from run to run."""
+        def start(refusal: Refusal) -> tuple[int, int]:
+            position = self.transform.get_metadata(PositionProvider, refusal.node, None)
+            return (position.start.line, position.start.column) if position else (0, 0)
+        return min(refusals, key=start, default=None)
+
     def scope(self, node: cst.CSTNode):
         return self.transform.get_metadata(ScopeProvider, node, None)
 

@@ -182,7 +182,7 @@ def _renamed(graph_class: GraphClass, original: cst.BaseStatement, renames: dict
 def _reference_replacements(resolver, graph_class: GraphClass, instance: cst.Name, renames: dict[str, str]) -> dict:
     """`instance.attribute` -> the copy's name for it; any other use of the instance is refused."""
     name = graph_class.name
-    replacements = {}
+    replacements, refusals = {}, []
     assignment = next(iter(resolver.scope(instance).assignments[instance.value]))
     for access in assignment.references:
         node = access.node
@@ -191,10 +191,12 @@ def _reference_replacements(resolver, graph_class: GraphClass, instance: cst.Nam
         if member in graph_class.attributes and not is_target(resolver, attribute):
             replacements[id(attribute)] = lambda _, new=renames[f"self.{member}"]: cst.Name(new)
         elif member is not None and is_target(resolver, attribute):
-            raise Refusal(attribute, f"'{node.value}.{member}' is assigned outside '{name}.__init__'")
+            refusals.append(Refusal(attribute, f"'{node.value}.{member}' is assigned outside '{name}.__init__'"))
         else:
-            raise Refusal(node, f"the '{name}' instance '{node.value}' is used other than as "
-                                f"`{node.value}.<attribute>` (it no longer exists in TF2)")
+            refusals.append(Refusal(node, f"the '{name}' instance '{node.value}' is used other than as "
+                                          f"`{node.value}.<attribute>` (it no longer exists in TF2)"))
+    if refusals:
+        raise resolver.first_refusal(refusals)
     return replacements
 
 

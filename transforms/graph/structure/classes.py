@@ -197,6 +197,7 @@ def _instance_replacements(resolver, graph_class: GraphClass) -> dict:
     _check_method_names(resolver, graph_class)
     replacements = {}
     feed_calls: dict[str, list[cst.Call]] = {name: [] for name in graph_class.feeds}
+    refusals = []
     for access in next(iter(assignments)).references:
         node = access.node
         attribute = resolver.parent(node)
@@ -213,9 +214,14 @@ def _instance_replacements(resolver, graph_class: GraphClass) -> dict:
                 func=cst.Name(member), args=[cst.Arg(cst.Name(node.value)), *updated.args])
             continue
         if member is not None and is_target(resolver, attribute):
-            raise Refusal(attribute, f"'{node.value}.{member}' is assigned outside '{graph_class.name}.__init__'")
-        raise Refusal(node, f"the '{graph_class.name}' instance '{node.value}' is used other than as "
-                            f"`{node.value}.<attribute>` or `{node.value}.<method>(...)` (it no longer exists in TF2)")
+            refusals.append(Refusal(attribute, f"'{node.value}.{member}' is assigned outside "
+                                               f"'{graph_class.name}.__init__'"))
+            continue
+        refusals.append(Refusal(node, f"the '{graph_class.name}' instance '{node.value}' is used other than as "
+                                      f"`{node.value}.<attribute>` or `{node.value}.<method>(...)` (it no longer "
+                                      "exists in TF2)"))
+    if refusals:
+        raise resolver.first_refusal(refusals)
     for name, calls in feed_calls.items():
         taken = {*graph_class.attributes, *(f"{instance.value}_{a}" for a in graph_class.attributes)}
         replacements.update(feed_replacements(resolver, graph_class.methods[name], calls, instance.value, taken))
