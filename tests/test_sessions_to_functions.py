@@ -262,7 +262,8 @@ def test_tf_assign_functions_become_the_variable_methods_with_their_keywords():
     ("refuse_assign_fetched_beside_its_variable", "'w' is fetched in the same session run as its assignment 'shrink'"),
     ("refuse_assign_reads_trained_variable", "'copy_weights' runs in the same session run as train op 'train_op', "
                                              "which updates 'w'"),
-    ("refuse_assign_in_comprehension", "tf.assign: assignments are converted only as graph statements of their own"),
+    ("refuse_assign_in_comprehension", "assignments in a comprehension are modelled only as one per variable of a list"),
+    ("refuse_assign_each_with_condition", "(one loop variable, no condition or other loop)"),
 ])
 def test_assignments_that_cannot_keep_their_tf1_order_are_refused_with_the_reason(case: str, reason: str):
     _, findings, _ = convert((FIXTURES / f"{case}.in.py").read_text())
