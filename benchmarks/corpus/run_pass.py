@@ -67,9 +67,9 @@ def build_migrated_tree(corpus_dir: str, migrated_dir: str, entry: dict) -> tupl
     return target, ""
 
 
-def program_env(entry: dict, recipe: dict, legacy: bool, migrated: str | None = None) -> dict:
-    """Environment of a run: the stand-in layer as the recipe says, CPU only, quiet TensorFlow; with
-    the `migrated` program, how many steps each of its merged-step functions (TFM311) counts for."""
+def program_env(entry: dict, recipe: dict, legacy: bool, merged: dict[str, int] | None = None) -> dict:
+    """Environment of a run: the stand-in layer as the recipe says, CPU only, quiet TensorFlow, and how
+    many steps each `merged`-step function of the migrated program (TFM311) counts for."""
     script_dir = os.path.dirname(entry["path"])
     script_path = [os.path.relpath(folder, script_dir or ".") for folder in recipe["python_path"]]
     python_path = [STAND_INS, PROJECT_ROOT] if legacy else [STAND_INS]
@@ -82,16 +82,14 @@ def program_env(entry: dict, recipe: dict, legacy: bool, migrated: str | None = 
             env.pop(variable, None)
         else:
             env[variable] = str(recipe[key])
-    env["TFM_CORPUS_MERGED_STEPS"] = ",".join(f"{name}={count}" for name, count in merged_steps(migrated).items())
+    env["TFM_CORPUS_MERGED_STEPS"] = ",".join(f"{name}={count}" for name, count in (merged or {}).items())
     return env
 
 
-def merged_steps(migrated: str | None) -> dict[str, int]:
+def merged_steps(migrated: str) -> dict[str, int]:
     """Merged-step function (TFM311) -> the number of step functions it runs, from the site map."""
     from migrate.harness.pairing import load_fused_map, sidecar_path
 
-    if migrated is None:
-        return {}
     fused = load_fused_map(sidecar_path(migrated))
     return {name: len(step["merges"]) for name, step in fused.items() if isinstance(step, dict) and "merges" in step}
 
@@ -128,7 +126,7 @@ def exception_head(stderr: str, exit_code: int) -> str:
     return lines[-1] if lines else f"exit status {exit_code}"
 
 
-def verify(entry: dict, recipe: dict, legacy: str, migrated: str, timeout_s: float) -> dict:
+def verify(entry: dict, recipe: dict, legacy: str, migrated: str, timeout_s: float, merged: dict[str, int]) -> dict:
     """The harness's report of the pair: {"verdict", "reason", "speed"} (verdict "error" if no report came)."""
     from migrate.harness.pairing import sidecar_path
 
@@ -138,7 +136,7 @@ def verify(entry: dict, recipe: dict, legacy: str, migrated: str, timeout_s: flo
         config_path = os.path.join(folder, "config.json")
         with open(config_path, "w", encoding="utf-8") as handle:
             json.dump(config, handle)
-        env = program_env(entry, recipe, legacy=True, migrated=migrated)  # PROJECT_ROOT on the path: this harness
+        env = program_env(entry, recipe, legacy=True, merged=merged)  # PROJECT_ROOT on the path: this harness
         outcome = run_command([sys.executable, VERIFY_ONE, config_path], env, timeout_s * 2 + 120)
         if not os.path.isfile(config["report"]):
             return {"verdict": "error", "reason": f"no report: {outcome.error or outcome.status}"}
@@ -173,7 +171,8 @@ def run_recipe(corpus_dir: str, entry: dict, recipe: dict, migrated: tuple[str |
         record["migrated"] = asdict(RunOutcome("not-run", error=problem))
         record["verify"] = {"verdict": "failed", "reason": problem, "harness_ran": False}
         return record
-    migrated_env = program_env(entry, recipe, legacy=False, migrated=migrated)
+    merged = merged_steps(migrated)
+    migrated_env = program_env(entry, recipe, legacy=False, merged=merged)
     migrated_run = run_command([sys.executable, migrated, *args], migrated_env, timeout_s)
     record["migrated"] = asdict(migrated_run)
     if not do_verify:
@@ -183,5 +182,5 @@ def run_recipe(corpus_dir: str, entry: dict, recipe: dict, migrated: tuple[str |
         record["verify"] = {"verdict": "failed", "reason": f"not verified: the plain {side} run did not succeed",
                             "harness_ran": False}
     else:
-        record["verify"] = dict(verify(entry, recipe, legacy, migrated, timeout_s), harness_ran=True)
+        record["verify"] = dict(verify(entry, recipe, legacy, migrated, timeout_s, merged), harness_ran=True)
     return record

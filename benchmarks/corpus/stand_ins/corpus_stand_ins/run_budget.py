@@ -1,15 +1,16 @@
 """Ends a program cleanly (SystemExit(0)) when it asks for step N+1: `TFM_CORPUS_MAX_RUNS=N`.
 
 A step is a `Session.run` call (TF1 sessions, `tf.compat.v1` included; `.eval()` and `.run()` reach
-it too) that runs more than variable initialisers (the migration drops those runs) or a top-level call of a `tf.function` executed eagerly (calls made while a graph is built
-are not steps). The legacy program and its migration are stopped at the same step when each
-`Session.run` of the one became one function call of the other; a fused multi-step function (TFM301)
-counts as one call, and a function running several step functions in turn (TFM311) as one per step
-function: `TFM_CORPUS_MERGED_STEPS=name=2,...` names them (benchmarks/corpus/run_pass.py reads them
-from the migration's site map). Under `tf-migrate verify` every call of the program reaches TensorFlow through the
-harness's recording wrapper: a call from the harness is counted when the harness function making it
-is one that forwards the program's own call (FORWARDERS), not when the harness calls on its own behalf
-(capturing weights, re-running a site to probe randomness).
+it too) that runs more than variable initialisers (the migration drops those runs), or a top-level
+call of a `tf.function` executed eagerly (calls made while a graph is built are not steps). The
+legacy program and its migration are stopped at the same step when each `Session.run` of the one
+became one function call of the other; a fused multi-step function (TFM301) counts as one call, and
+a function running several step functions in turn (TFM311) as one per step function:
+`TFM_CORPUS_MERGED_STEPS=name=2,...` names them (benchmarks/corpus/run_pass.py reads them from the
+migration's site map). Under `tf-migrate verify` every call of the program reaches TensorFlow
+through the harness's recording wrapper: a call from the harness is counted when the harness
+function making it is one that forwards the program's own call (FORWARDERS), not when the harness
+calls on its own behalf (capturing weights, re-running a site to probe randomness).
 
 For programs whose step count neither a flag nor the data size bounds. Installed as a post-import
 hook, so TensorFlow is patched only once the program imports it.
