@@ -317,6 +317,32 @@ with tf.Session() as sess:
         print("RESULT loss_%d %r" % (step, float(value)))
 writer.close()
 """,
+    # awjuliani's policy-gradient notebooks: gradients summed in NumPy over episodes, then fed through
+    # placeholders to `apply_gradients(zip(...))`; here with a list display and a global step
+    "fed_gradients_global_step": SEEDED_GRAPH + """\
+x = tf.placeholder(tf.float32, [None, 3])
+y = tf.placeholder(tf.float32, [None, 1])
+w = tf.Variable(rng.normal(size=(3, 1)).astype(np.float32))
+b = tf.Variable(np.ones(1, np.float32))
+global_step = tf.Variable(0, trainable=False)
+loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+grads = tf.gradients(loss, [w, b])
+w_grad = tf.placeholder(tf.float32, [3, 1])
+b_grad = tf.placeholder(tf.float32, [1])
+apply_op = tf.train.MomentumOptimizer(0.05, 0.9).apply_gradients(zip([w_grad, b_grad], [w, b]),
+                                                                  global_step=global_step)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(3):
+        summed = [np.zeros((3, 1), np.float32), np.zeros(1, np.float32)]
+        for half in (data[:4], data[4:]):
+            g_w, g_b = sess.run(grads, feed_dict={x: half, y: target[:4]})
+            summed[0] += g_w
+            summed[1] += g_b
+        sess.run(apply_op, feed_dict={w_grad: summed[0], b_grad: summed[1]})
+        print("RESULT loss_%d %r" % (step, float(sess.run(loss, {x: data, y: target}))))
+    print("RESULT step %r" % int(sess.run(global_step)))
+""",
 }
 
 

@@ -29,7 +29,7 @@ from transforms.graph.analysis.scan import GraphScanner
 from transforms.graph.sessions.sessions import check_session_uses, find_sessions, nested_session_replacements
 from transforms.common.syntax import Refusal, load_names, unwrapped_block, walk
 from transforms.graph.layers.regularization import regularization_aliases
-from transforms.graph.layers.variable_lists import (defer_layer_variable_lists, variable_iteration_replacements,
+from transforms.graph.layers.variable_lists import (defer_layer_variable_lists, fetched_variables, variable_iteration_replacements,
                                                     variable_list_replacements)
 
 
@@ -125,6 +125,7 @@ class GraphProgram(GraphResolver):
 
     def _run_sites(self, scanner: GraphScanner) -> list:
         feed_dicts = {id(assign.targets[0].target): assign for assign in scanner.feed_dicts}
+        scanner.analyzer.fetched_variables = fetched_variables(scanner.block, scanner)
         sites = [read_run_site(scanner.analyzer, index, call, feed_dicts) for index, call in scanner.run_calls]
         check_feed_dicts(scanner.feed_dicts, sites, self)
         check_session_uses(self, sites, scanner.session_closes,

@@ -25,9 +25,11 @@ class ExprAnalyzer(SiteRecognizer):
         self.variable_lists: dict[int, cst.Call] = {}  # tf.trainable_variables() calls (transforms/graph/layers/variable_lists.py)
         self.variable_list_names: set[str] = set()  # names bound to one, at block level
         self.variable_list_calls: dict[str, cst.Call] = {}  # name -> the tf.trainable_variables() bound to it
+        self.fetched_variables: Callable[[str], list[str] | None] = lambda name: None  # variable_lists.py
         self.filtered_lists: dict[int, tuple[cst.ListComp, cst.Call, Callable[[str], bool]]] = {}  # variable_lists.py
         self.variable_iterations: dict[int, tuple[cst.CSTNode, cst.Call, Callable[[str], bool] | None]] = {}  # ditto
         self.datasets = DatasetReader(self)
+        self.tensor_lists: set[str] = set()  # graph names holding a list of tensors (tf.gradients' result)
         self.summary_names: set[str] = set()  # graph names holding summary dicts (transforms/graph/outputs/summaries.py)
         self.valued_train_ops: set[str] = set()  # train ops whose run gives the loss (slim's create_train_op)
         self.member_aliases: dict[int, str] = {}  # `state.h` of an LSTM and the like (transforms/graph/rnn/cells.py)

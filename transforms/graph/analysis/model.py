@@ -120,6 +120,7 @@ class TrainOp:
     returns_loss: bool = False  # fetching it gives the loss, as slim's create_train_op
     check_numerics: bool = False  # that loss checked for inf / nan (slim's default)
     gradients: GradientCode | None = None  # compute_gradients / tf.gradients, then apply_gradients
+    fed_gradients: cst.Call | None = None  # `zip(placeholders, variables)`: gradients fed, applied with no tape
 
 
 @dataclass

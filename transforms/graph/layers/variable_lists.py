@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterator
 import libcst as cst
 
 from transforms.common.syntax import Refusal, bind_arguments, code, load_names, only_small_statement, string_value, walk
+from transforms.graph.analysis.model import Kind
 from transforms.graph.layers.keras_layers import LayerUse
 from transforms.graph.layers.layer_variables import LayerVariables, layer_variables, scopes_in_function
 
@@ -206,6 +207,38 @@ def _lister(block, scanner, calls: list[cst.Call], in_graph_code: bool,
         return "[" + ", ".join(pieces) + "]"
 
     return listed
+
+
+def fetched_variables(block, scanner) -> Callable[[str], list[str] | None]:
+    """For `sess.run(tvars)`: the variables a name bound to a list of them holds (`tf.trainable_variables()`
+    as TF1 returned it there, or a list display of variables), or None when that is not a list of plain
+    variables by name (the fetch is then refused as before)."""
+    def variables(name: str) -> list[str] | None:
+        call = scanner.analyzer.variable_list_calls.get(name)
+        if call is not None:
+            try:
+                listed = cst.parse_expression(_lister(block, scanner, [call], in_graph_code=False)(call))
+            except Refusal:
+                return None
+        else:
+            listed = _bound_value(block, name)
+        if not isinstance(listed, (cst.List, cst.Tuple)) or not listed.elements:
+            return None
+        names = [element.value.value for element in listed.elements
+                 if isinstance(element, cst.Element) and isinstance(element.value, cst.Name)]
+        if len(names) != len(listed.elements) or any(block.kind(name) is not Kind.VARIABLE for name in names):
+            return None
+        return names
+
+    return variables
+
+
+def _bound_value(block, name: str) -> cst.BaseExpression | None:
+    """The value of the one statement of the block binding `name` (None unless there is one)."""
+    values = [small.value for item in block.items for small in [only_small_statement(item.node)]
+              if isinstance(small, cst.Assign) and len(small.targets) == 1
+              and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name]
+    return values[0] if len(values) == 1 else None
 
 
 def name_filtered(comprehension: cst.ListComp) -> tuple[cst.BaseExpression, Selects] | None:

@@ -121,7 +121,7 @@ class CallSiteRewriter:
         if len(pairs) == 1 and pairs[0][1].children and self._convert_item_uses(*pairs[0]):
             self.replacements[id(site.call)] = make_call
             return
-        if assign is None or not pairs or (len(pairs) == 1 and pairs[0][1].children):
+        if assign is None or not pairs or (len(pairs) == 1 and _structured(pairs[0][1])):
             discarded = isinstance(self.resolver.parent(site.call), cst.Expr)  # nothing to convert for
             conversion = None if discarded else in_place_conversion(site.fetch, site.call)
             if conversion is None or (
@@ -137,7 +137,7 @@ class CallSiteRewriter:
                 continue
             if leaf.shape in VALUES and not self._convert_uses(name):
                 later.append(f"{name.value} = {name.value}.numpy()")
-            elif leaf.children and not self._convert_item_uses(name, leaf):
+            elif leaf.shape == "tensors" or (leaf.children and not self._convert_item_uses(name, leaf)):
                 later.append(f"{name.value} = " + in_place_conversion(leaf, site.call).format(name.value))
         if len(pairs) == 1 and later:
             self.replacements[id(site.call)] = lambda updated: cst.parse_expression(
@@ -235,6 +235,11 @@ class CallSiteRewriter:
         call = self.resolver.parent(arg) if isinstance(arg, cst.Arg) else None
         return (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
                 and call.func.value in ("float", "int") and len(call.args) == 1)
+
+
+def _structured(fetch) -> bool:
+    """Whether sess.run gave a structure of values for `fetch` (a list, tuple or dict; a list of tensors)."""
+    return bool(fetch.children) or fetch.shape == "tensors"
 
 
 def _calls_something(value: cst.BaseExpression) -> bool:

@@ -30,6 +30,8 @@ def in_place_conversion(fetch, node: cst.CSTNode) -> str | None:
         return None
     if fetch.shape in VALUES:
         return "{}.numpy()"
+    if fetch.shape == "tensors":
+        return "[value.numpy() for value in {}]"
     if any(child.shape not in VALUES for child in fetch.children):
         raise Refusal(node, "a fetched structure with operations or nesting, used inside an expression")
     if fetch.shape == "dict":

@@ -22,9 +22,11 @@ VALUES = ("tensor", "loss")
 
 @dataclass
 class Fetch:
-    """A node of the fetch structure: 'tensor' / 'summary' / 'op' / 'loss' / 'init' leaves, 'list' /
-    'tuple' / 'dict' nodes. A 'summary' leaf is a dict {tag: tensor} in TF2 (transforms/graph/outputs/summaries.py); a
-    'loss' leaf is a train op whose run gives its loss (slim's create_train_op)."""
+    """A node of the fetch structure: 'tensor' / 'tensors' / 'summary' / 'op' / 'loss' / 'init' leaves,
+    'list' / 'tuple' / 'dict' nodes. A 'tensors' leaf is a graph name holding a list of tensors
+    (`grads = tf.gradients(loss, tvars)`); a 'summary' leaf is a dict {tag: tensor} in TF2
+    (transforms/graph/outputs/summaries.py); a 'loss' leaf is a train op whose run gives its loss
+    (slim's create_train_op)."""
 
     shape: str
     node: cst.BaseExpression
@@ -33,7 +35,7 @@ class Fetch:
 
     def leaves(self) -> list[Fetch]:
         if not self.children:
-            return [self] if self.shape in ("tensor", "summary", "op", "loss", "init") else []
+            return [self] if self.shape in ("tensor", "tensors", "summary", "op", "loss", "init") else []
         return [leaf for child in self.children for leaf in child.leaves()]
 
     def without_operations(self) -> Fetch:
@@ -88,7 +90,7 @@ def read_run_site(analyzer: ExprAnalyzer, item_index: int, call: cst.Call, feed_
     if feed_position is not None:
         _read_feeds(analyzer, site, feed_position, feed_dicts)
     for leaf in fetch.leaves():
-        if leaf.shape in ("tensor", "summary"):
+        if leaf.shape in ("tensor", "tensors", "summary"):
             facts = analyzer.analyze(leaf.node)
             site.reads |= facts.reads
             site.python_reads |= facts.python_reads
@@ -129,8 +131,14 @@ def _read_leaf(analyzer: ExprAnalyzer, node: cst.BaseExpression) -> Fetch:
         return Fetch("init", node)
     if isinstance(node, cst.Name) and node.value in analyzer.summary_names:
         return Fetch("summary", node)
+    if isinstance(node, cst.Name) and node.value in analyzer.tensor_lists:
+        return Fetch("tensors", node)
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         raise Refusal(node, "fetching tensors by name string is not modelled")
+    variables = analyzer.fetched_variables(node.value) if isinstance(node, cst.Name) \
+        and node.value in analyzer.variable_list_names else None
+    if variables:  # `sess.run(tvars)`: the list of their values
+        return Fetch("list", node, [Fetch("tensor", cst.Name(name)) for name in variables])
     facts = analyzer.analyze(node)
     if facts.run_calls or facts.layer_calls:
         raise Refusal(node, "a fetch that runs the session or creates layers")

@@ -11,8 +11,15 @@ into that step after `tape.gradient`, where the gradients call becomes the tape'
 (`list(zip(gradients, variables))` for compute_gradients' pairs), and `apply_gradients` applies what
 they made. tf.gradients starts such a chain only when taken of a list of variables (the gradient of a
 penalty with respect to a tensor stays graph code), and gradients no optimizer applies are read as
-graph code again. Refused: applied gradients read by anything but their chain (fetched, summarised),
-or read together with other graph tensors."""
+graph code again; bound to one name straight from tf.gradients, they are a list of tensors, and
+fetching them gives the list of their values.
+
+Gradients computed elsewhere and fed back, `apply_gradients(zip([w_grad, b_grad], tvars))` with one
+placeholder per variable (policy-gradient agents sum each episode's gradients in NumPy and apply the
+sum every few episodes), make a train op with no tape: its step takes the placeholders and applies them.
+
+Refused: applied gradients read by anything but their chain (fetched, summarised), or read together
+with other graph tensors."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -22,6 +29,7 @@ import libcst as cst
 from transforms.common.graph_symbols import Category
 from transforms.common.syntax import (Refusal, bind_arguments, code_identifiers, load_names, module_code,
                                       only_small_statement, target_names, walk)
+from transforms.graph.analysis.listed_names import items_definition, listed_names
 from transforms.graph.analysis.model import GradientCode, Item, Kind, TrainOp
 from transforms.graph.layers.variable_lists import lists_trainable_variables
 
@@ -53,7 +61,7 @@ class GradientReader:
         self.chains: dict[str, _Chain] = {}  # a name holding gradients -> its chain
         identifiers = code_identifiers(module_code(scanner.resolver.module)) or frozenset()
         # no chain can start in a program that never spells compute_gradients or gradients
-        self.possible = not identifiers.isdisjoint({"compute_gradients", "gradients"})
+        self.possible = not identifiers.isdisjoint({"compute_gradients", "gradients", "apply_gradients"})
 
     def assign(self, item: Item, target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
         """Read `target = value` when it computes, transforms or applies gradients; False otherwise."""
@@ -62,6 +70,9 @@ class GradientReader:
         apply = self._apply_call(value)
         if apply is not None and self._gradient_names(apply):
             self._apply(item, target, apply)
+            return True
+        if apply is not None and self._fed_gradients(apply):
+            self._apply_fed(item, target, apply)
             return True
         source = self._source_call(value)
         read = {id(self.chains[name]): self.chains[name] for name in self._gradient_names(value)}
@@ -90,7 +101,10 @@ class GradientReader:
                     del self.scanner.kinds[name]
                     del self.chains[name]
             for item in chain.items:
-                self.scanner.graph_statement(item, item.defines, only_small_statement(item.node).value)
+                value = only_small_statement(item.node).value
+                self.scanner.graph_statement(item, item.defines, value)
+                if value is chain.call and not chain.pairs and len(item.defines) == 1:
+                    self.scanner.analyzer.tensor_lists.add(item.defines[0])  # `grads = tf.gradients(...)`
 
     def _apply(self, item: Item, target: cst.BaseExpression, call: cst.Call) -> None:
         bound = bind_arguments(call, _APPLY_GRADIENTS, "apply_gradients")
@@ -102,24 +116,56 @@ class GradientReader:
         if any(self.chains[name] is not chain for name in names):
             raise Refusal(applied, "gradients of two computations applied together")
         reads = self._checked_reads(applied, None)
-        training, receiver = self.scanner.state.training, call.func.value
-        if isinstance(receiver, cst.Name):
-            optimizer = self.scanner.block.aliases.get(receiver.value, receiver.value)
-        else:
-            optimizer = training.inline_optimizer(item, target.value, receiver)
+        optimizer, step = self._optimizer_and_step(item, target, call, bound)
         if chain.optimizer is not None and chain.optimizer != optimizer:
             raise Refusal(call, "gradients computed by one optimizer and applied by another")
-        step = bound.get("global_step")
-        if step is not None and not isinstance(step, cst.Name):
-            raise Refusal(step, "apply_gradients(global_step=...) must name a variable")
-        train_op = TrainOp(target.value, optimizer, chain.loss, step.value if step is not None else None,
-                           chain.var_list, call)
+        train_op = TrainOp(target.value, optimizer, chain.loss, step, chain.var_list, call)
         train_op.gradients = GradientCode(chain.call, chain.pairs, [i.node for i in chain.items], applied)
         train_op.runs_update_ops = any(i.scopes.update_ops for i in [*chain.items, item])
-        training.register(item, target.value, train_op)
+        self.scanner.state.training.register(item, target.value, train_op)
         self.scanner.bind(item, (target.value,), Kind.TRAIN_OP)
         item.python_reads = item.python_reads | chain.python_reads | reads
         chain.applied = True
+
+    def _apply_fed(self, item: Item, target: cst.BaseExpression, call: cst.Call) -> None:
+        """`train_op = optimizer.apply_gradients(zip(gradient_placeholders, variables))`: gradients
+        computed elsewhere (accumulated over episodes in NumPy, say) are fed and applied; no tape."""
+        bound = bind_arguments(call, _APPLY_GRADIENTS, "apply_gradients")
+        if not isinstance(target, cst.Name):
+            raise Refusal(call, "apply_gradients must be assigned to a name of its own")
+        applied = bound["grads_and_vars"]
+        gradients, variables = (argument.value for argument in applied.args)
+        optimizer, step = self._optimizer_and_step(item, target, call, bound)
+        train_op = TrainOp(target.value, optimizer, gradients, step, variables, call, fed_gradients=applied)
+        train_op.runs_update_ops = item.scopes.update_ops
+        self.scanner.state.training.register(item, target.value, train_op)
+        self.scanner.bind(item, (target.value,), Kind.TRAIN_OP)
+
+    def _optimizer_and_step(self, item: Item, target: cst.Name, call: cst.Call, bound: dict) -> tuple[str, str | None]:
+        """The optimizer applying the gradients (created inline, it gets a name of its own) and the
+        global step it increments."""
+        receiver = call.func.value
+        if isinstance(receiver, cst.Name):
+            optimizer = self.scanner.block.aliases.get(receiver.value, receiver.value)
+        else:
+            optimizer = self.scanner.state.training.inline_optimizer(item, target.value, receiver)
+        step = bound.get("global_step")
+        if step is not None and not isinstance(step, cst.Name):
+            raise Refusal(step, "apply_gradients(global_step=...) must name a variable")
+        return optimizer, step.value if step is not None else None
+
+    def _fed_gradients(self, call: cst.Call) -> bool:
+        """Whether `call` applies `zip(gradients, variables)` where `gradients` lists placeholders (by
+        name, or a name bound once to such a list) and `variables` lists the program's variables."""
+        applied = bind_arguments(call, _APPLY_GRADIENTS, "apply_gradients").get("grads_and_vars")
+        if not (isinstance(applied, cst.Call) and isinstance(applied.func, cst.Name) and applied.func.value == "zip"
+                and len(applied.args) == 2 and all(a.keyword is None and not a.star for a in applied.args)):
+            return False
+        gradients, variables = (argument.value for argument in applied.args)
+        scanner = self.scanner
+        listed = listed_names(gradients, items_definition(scanner.block.definitions, scanner.flattener.items))
+        return bool(listed) and all(scanner.kinds.get(name) is Kind.PLACEHOLDER for name in listed) \
+            and self._lists_variables(variables)
 
     def _apply_call(self, value: cst.BaseExpression) -> cst.Call | None:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \

@@ -155,7 +155,7 @@ def _name(function: StepFunction, single_trainer: bool) -> str:
         if single_trainer:
             return "train_step"
         return function.train_op.name.removesuffix("_op") + "_step"
-    words = [_word(leaf.node) for leaf in function.sites[0].fetch.leaves() if leaf.shape == "tensor"]
+    words = [_word(leaf.node) for leaf in function.sites[0].fetch.leaves() if leaf.shape in ("tensor", "tensors")]
     words = [w for w in words if w] or ["values"]
     if len(words) <= 2:
         return "compute_" + "_and_".join(words)

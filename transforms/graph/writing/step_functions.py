@@ -36,7 +36,9 @@ class FunctionWriter:
         constants = {name: value for name, value in function.constants.items()}
         bodies = [self._body(index, constants) for index in function.items]
         statements: list[cst.BaseStatement] = []
-        if function.train_op:
+        if function.train_op and function.train_op.fed_gradients is not None:
+            statements += bodies + self._fed_gradients_step(function.train_op, constants)
+        elif function.train_op:
             last_tape = max(function.tape_items)
             first = set(function.before_tape)
             statements += [b for i, b in zip(function.items, bodies) if i in first]
@@ -118,6 +120,20 @@ class FunctionWriter:
             lines.append(statement(f"{loss} = tf.debugging.check_numerics({loss}, 'LossTensor is inf or nan')"))
         if train_op.returns_loss:
             self.train_op_values[train_op.name] = loss
+        return lines
+
+    def _fed_gradients_step(self, train_op, constants) -> list[cst.BaseStatement]:
+        """The update of `optimizer.apply_gradients(zip(placeholders, variables))`, after the step's
+        graph statements: the gradients are its arguments, there is nothing to differentiate."""
+        names = {**constants, **self._renames(train_op)}
+        applied = code(replace_nodes(train_op.fed_gradients, _constant_replacements(train_op.fed_gradients, names)))
+        lines = []
+        if train_op.learning_rate is not None:
+            rate = replace_nodes(train_op.learning_rate, _constant_replacements(train_op.learning_rate, names))
+            lines.append(statement(f"{train_op.optimizer}.learning_rate = {code(rate)}"))
+        lines.append(statement(f"{train_op.optimizer}.apply_gradients({applied})"))
+        if train_op.global_step:
+            lines.append(statement(f"{train_op.global_step}.assign_add(1)"))
         return lines
 
     @staticmethod
@@ -210,7 +226,7 @@ def _render(fetch: Fetch, constants: dict[str, str], train_op_values: dict[str, 
         return "None"
     if fetch.shape == "loss":
         return train_op_values[fetch.node.value]
-    if fetch.shape in ("tensor", "summary"):
+    if fetch.shape in ("tensor", "tensors", "summary"):
         replacements = _constant_replacements(fetch.node, constants)
         replacements.update({key: (lambda _, text=text: cst.parse_expression(text))
                              for key, text in member_aliases.items()})
