@@ -14,7 +14,7 @@ from functools import lru_cache
 import libcst as cst
 
 from transforms.common.qualnames import canonical_tf_name
-from transforms.common.syntax import walk
+from transforms.common.syntax import calls_under
 from transforms.common.tables import DATA_DIR, symbol_table
 
 
@@ -178,9 +178,8 @@ def scope_kind(name: str) -> str:
 
 def calls_category(tf_name, node, category: Category) -> bool:
     """Whether `node` contains a call of a TF symbol of `category` (`tf_name` resolves a callee)."""
-    for child in walk(node):
-        if isinstance(child, cst.Call):
-            name = tf_name(child.func)
-            if name and categorize(name)[0] is category:
-                return True
+    for call in calls_under(node):
+        name = tf_name(call.func)
+        if name and categorize(name)[0] is category:
+            return True
     return False

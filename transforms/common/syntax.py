@@ -89,8 +89,8 @@ def arg_scope_listed(module: cst.Module) -> list[cst.Attribute]:
     """The `slim.conv2d`-style attributes listed in the first argument of an `...arg_scope([...])`
     call: arg_scope names the functions it sets defaults for, it runs none of them."""
     listed = []
-    for node in walk(module):
-        if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)) and node.args \
+    for node in calls_under(module):
+        if isinstance(node.func, (cst.Name, cst.Attribute)) and node.args \
                 and _callee_word(node.func) == "arg_scope" and isinstance(node.args[0].value, (cst.List, cst.Tuple)):
             listed.extend(element.value for element in node.args[0].value.elements
                           if isinstance(element.value, cst.Attribute))
@@ -187,11 +187,47 @@ def children(node: cst.CSTNode) -> Sequence[cst.CSTNode]:
 
 def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Every node under `node` (itself included), parents before children, in source order."""
+    if type(node) is cst.Module:
+        return iter(_walked(node).nodes)
+    return _walk(node)
+
+
+def calls_under(node: cst.CSTNode) -> Iterator[cst.Call]:
+    """The calls under `node` (itself included), in walk order."""
+    if type(node) is cst.Module:
+        return iter(_walked(node).calls)
+    return (child for child in _walk(node) if type(child) is cst.Call)
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
         stack.extend(reversed(children(current)))
+
+
+class _Walked(NamedTuple):
+    module: cst.Module
+    nodes: list[cst.CSTNode]
+    calls: list[cst.Call]
+
+
+# Nine walks in ten are of a whole module (the analyses ask where a module calls this or that), and
+# a module is never changed in place, so the nodes of the last few modules walked are remembered.
+_WALKED: dict[int, _Walked] = {}
+_WALKED_KEPT = 4
+
+
+def _walked(module: cst.Module) -> _Walked:
+    entry = _WALKED.get(id(module))
+    if entry is not None and entry.module is module:
+        return entry
+    nodes = list(_walk(module))
+    if len(_WALKED) >= _WALKED_KEPT:
+        _WALKED.clear()
+    entry = _WALKED[id(module)] = _Walked(module, nodes, [node for node in nodes if type(node) is cst.Call])
+    return entry
 
 
 def walk_outside_functions(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

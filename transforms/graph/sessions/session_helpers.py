@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from transforms.common.graph_symbols import Category, categorize
-from transforms.common.syntax import Refusal, load_names, walk
+from transforms.common.syntax import Refusal, calls_under, load_names
 
 
 @dataclass
@@ -39,8 +39,8 @@ class SessionHelper:
 def session_name(resolver) -> str | None:
     """The name the program's one session is bound to (None: no single named session)."""
     names = set()
-    for node in walk(resolver.module):
-        name = resolver.tf_name(node.func) if isinstance(node, cst.Call) else None
+    for node in calls_under(resolver.module):
+        name = resolver.tf_name(node.func)
         if not (name and categorize(name)[0] is Category.SESSION):
             continue
         holder = resolver.parent(node)
@@ -55,8 +55,8 @@ def session_name(resolver) -> str | None:
 def session_helpers(resolver, session: str) -> dict[str, SessionHelper]:
     """Module-level functions called with the session as an argument, checked (Refusal otherwise)."""
     helpers: dict[str, SessionHelper] = {}
-    for node in walk(resolver.module):
-        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)):
+    for node in calls_under(resolver.module):
+        if not isinstance(node.func, cst.Name):
             continue
         if not any(isinstance(arg.value, cst.Name) and arg.value.value == session for arg in node.args):
             continue

@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from transforms.common.graph_symbols import Category, categorize
-from transforms.common.syntax import Refusal, walk
+from transforms.common.syntax import Refusal, calls_under, walk
 
 
 def find_sessions(resolver) -> list[tuple[cst.Call, cst.CSTNode]]:
@@ -15,8 +15,8 @@ def find_sessions(resolver) -> list[tuple[cst.Call, cst.CSTNode]]:
     they are bound to in `resolver.session_targets`. Several sessions must follow one another
     (transforms/graph/sessions/later_sessions.py)."""
     sessions = []
-    for node in walk(resolver.module):
-        name = resolver.tf_name(node.func) if isinstance(node, cst.Call) else None
+    for node in calls_under(resolver.module):
+        name = resolver.tf_name(node.func)
         if not (name and categorize(name)[0] is Category.SESSION):
             continue
         holder = resolver.parent(node)
