@@ -15,6 +15,8 @@ import textwrap
 import tokenize
 from pathlib import Path
 
+import pytest
+
 from transforms.contrib._tf1_emulations import BATCH_NORM, OPTIMIZE_LOSS, SLIM_BATCH_NORM_SOURCE
 from transforms.contrib.import_tf_slim import RUNS_ON_TF2
 
@@ -266,16 +268,23 @@ def test_slim_parts_tfm504_imports_run_on_plain_tensorflow() -> None:
     assert "Total size of variables: 12" in output and f"CHECKED {len(RUNS_ON_TF2)}" in output
 
 
-def test_contrib_example_runs_on_plain_tensorflow_2_with_the_same_results(tmp_path) -> None:
-    """legacy_examples/contrib_bn_gru_optimize_loss.py: contrib batch_norm, tf.contrib.rnn cells,
-    optimize_loss and np.float, migrated, run without the legacy runtime, print what TF1 printed."""
+@pytest.mark.parametrize("name, result_lines", [
+    # contrib batch_norm, tf.contrib.rnn cells, optimize_loss and np.float
+    ("contrib_bn_gru_optimize_loss", 13),
+    # contrib.layers initializers, regularizers, flatten / bias_add / layer_norm (TFM506: tf_slim's own) and
+    # contrib.metrics.streaming_auc (TFM502: tf.metrics.auc); the file stays graph code (level compat)
+    ("contrib_layers_auc_classifier", 3),
+])
+def test_contrib_example_runs_on_plain_tensorflow_2_with_the_same_results(name, result_lines, tmp_path) -> None:
+    """The example migrated, run without the legacy runtime, prints what TF1 printed."""
     from migrate.runner import migrate_path
 
-    example = ROOT / "legacy_examples" / "contrib_bn_gru_optimize_loss.py"
+    example = ROOT / "legacy_examples" / f"{name}.py"
     result = migrate_path(str(example))
     assert result.status == "changed", result.reason
     assert "contrib" not in code_names(result.new_source)
-    assert not [f for f in result.findings if f.code in ("TFM101", "TFM107", "TFM503", "TFM504") and not f.fixed]
+    assert not [f for f in result.findings
+                if f.code in ("TFM101", "TFM107", "TFM502", "TFM503", "TFM504", "TFM506") and not f.fixed]
     migrated = tmp_path / example.name
     migrated.write_text(result.new_source, encoding="utf-8")
     env = {key: value for key, value in os.environ.items() if key != "TF_USE_LEGACY_KERAS"}
@@ -287,4 +296,4 @@ def test_contrib_example_runs_on_plain_tensorflow_2_with_the_same_results(tmp_pa
     for run in runs:
         assert run.returncode == 0, run.stderr[-3000:]
     legacy, plain = ([line for line in run.stdout.splitlines() if line.startswith("RESULT ")] for run in runs)
-    assert len(legacy) == 13 and plain == legacy
+    assert len(legacy) == result_lines and plain == legacy
