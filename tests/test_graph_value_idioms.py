@@ -343,6 +343,48 @@ with tf.Session() as sess:
         print("RESULT loss_%d %r" % (step, float(sess.run(loss, {x: data, y: target}))))
     print("RESULT step %r" % int(sess.run(global_step)))
 """,
+    # One Adam for a GAN's two losses with a decaying rate (only the discriminator's minimize steps the
+    # global step): TF1 read the schedule at the global step's value, not at a count of applies
+    "schedule_shared_optimizer": SEEDED_GRAPH + """\
+x = tf.placeholder(tf.float32, [None, 3])
+z = tf.placeholder(tf.float32, [None, 2])
+g_w = tf.Variable(rng.normal(size=(2, 3)).astype(np.float32))
+d_w = tf.Variable(rng.normal(size=(3, 1)).astype(np.float32))
+fake = tf.matmul(z, g_w)
+d_loss = tf.reduce_mean(tf.nn.softplus(-tf.matmul(x, d_w)) + tf.nn.softplus(tf.matmul(fake, d_w)))
+g_loss = tf.reduce_mean(tf.nn.softplus(-tf.matmul(fake, d_w)))
+global_step = tf.Variable(0, trainable=False)
+rate = tf.train.exponential_decay(0.1, global_step, 2, 0.5, staircase=True)
+solver = tf.train.AdamOptimizer(learning_rate=rate)
+d_solver = solver.minimize(d_loss, var_list=[d_w], global_step=global_step)
+g_solver = solver.minimize(g_loss, var_list=[g_w])
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(5):
+        noise = data[:, :2]
+        _, d_value = sess.run([d_solver, d_loss], feed_dict={x: data, z: noise})
+        _, g_value = sess.run([g_solver, g_loss], feed_dict={z: noise})
+        print("RESULT losses_%d %r" % (step, [float(d_value), float(g_value)]))
+""",
+    # word2vec tutorials: a decay over a global step that minimize() is not given; here another op
+    # steps it every other iteration
+    "schedule_step_incremented_apart": SEEDED_GRAPH + """\
+x = tf.placeholder(tf.float32, [None, 3])
+y = tf.placeholder(tf.float32, [None, 1])
+w = tf.Variable(rng.normal(size=(3, 1)).astype(np.float32))
+loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+global_step = tf.Variable(0, trainable=False)
+increment = tf.assign_add(global_step, 1)
+rate = tf.train.exponential_decay(0.1, global_step, 1, 0.5, staircase=True)
+train_op = tf.train.GradientDescentOptimizer(rate).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(6):
+        _, value = sess.run([train_op, loss], feed_dict={x: data, y: target})
+        if step % 2:
+            sess.run(increment)
+        print("RESULT loss_%d %r" % (step, float(value)))
+""",
 }
 
 

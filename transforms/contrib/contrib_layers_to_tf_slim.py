@@ -69,11 +69,17 @@ def _binds_tf_slim_otherwise(module: cst.Module) -> bool:
     """Whether a module-level statement binds `tf_slim` to anything but the tf_slim module."""
     for statement in module.body:
         for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
-            if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
-                for alias in small.names:
-                    bound = dotted_name(alias.asname.name) if alias.asname else dotted_name(alias.name)
-                    if bound == "tf_slim" and not (isinstance(small, cst.Import) and dotted_name(alias.name) == "tf_slim"):
-                        return True
-            elif isinstance(small, cst.Assign) and any(dotted_name(t.target) == "tf_slim" for t in small.targets):
+            if isinstance(small, cst.Assign) and any(dotted_name(t.target) == "tf_slim" for t in small.targets):
                 return True
+            if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                if any(_bound_name(alias) == "tf_slim" and not _imports_tf_slim(small, alias) for alias in small.names):
+                    return True
     return False
+
+
+def _bound_name(alias: cst.ImportAlias) -> str:
+    return dotted_name(alias.asname.name) if alias.asname else dotted_name(alias.name)
+
+
+def _imports_tf_slim(statement: cst.Import | cst.ImportFrom, alias: cst.ImportAlias) -> bool:
+    return isinstance(statement, cst.Import) and dotted_name(alias.name) == "tf_slim"

@@ -29,8 +29,8 @@ from transforms.graph.analysis.scan import GraphScanner
 from transforms.graph.sessions.sessions import check_session_uses, find_sessions, nested_session_replacements
 from transforms.common.syntax import Refusal, load_names, unwrapped_block, walk
 from transforms.graph.layers.regularization import regularization_aliases
-from transforms.graph.layers.variable_lists import (defer_layer_variable_lists, fetched_variables, variable_iteration_replacements,
-                                                    variable_list_replacements)
+from transforms.graph.layers.variable_lists import (defer_layer_variable_lists, fetched_variables,
+                                                    variable_iteration_replacements, variable_list_replacements)
 
 
 class GraphProgram(GraphResolver):

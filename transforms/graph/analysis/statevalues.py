@@ -101,7 +101,7 @@ class StateConverter:
             return global_step_variable()
         if category is Category.OPTIMIZER:
             item.kind = Kind.OPTIMIZER
-            return self.training.optimizer(name, call, tf_name)
+            return self.training.optimizer(item, name, call, tf_name)
         if category is Category.SCHEDULE:
             item.kind = Kind.SCHEDULE
             converted, step = convert_schedule(call, tf_name)

@@ -2,8 +2,11 @@
 functions turn it into a GradientTape step), with its optimizer converted to Keras. An optimizer may
 minimize several losses (a GAN's one Adam for both networks): its Keras optimizer is built for all
 their variables (FunctionWriter.optimizer_builds), and its state shared between the steps is what
-TF1 shared (TF1Adam's beta powers, advanced by each step). A decaying learning rate must be stepped
-by the global step its one minimize() increments (Keras schedules follow `optimizer.iterations`)."""
+TF1 shared (TF1Adam's beta powers, advanced by each step). A decaying learning rate becomes a Keras
+schedule, which follows `optimizer.iterations`: the global step when the optimizer's one minimize()
+increments it. Otherwise (another op increments the step, or none does, or several minimize() calls
+share the optimizer) the optimizer reads the schedule at the global step's value each time it
+applies gradients, `learning_rate=lambda: rate(global_step)`, as TF1's train op did."""
 from __future__ import annotations
 
 import libcst as cst
@@ -11,7 +14,7 @@ import libcst as cst
 from transforms.common.graph_symbols import Category
 from transforms.graph.analysis.model import Item, Kind
 from transforms.graph.writing.renames import renamed_reads
-from transforms.common.syntax import Refusal, with_value
+from transforms.common.syntax import Refusal, expr, replace_nodes, walk, with_value
 from transforms.graph.training.optimizers import (concatenated_lists, convert_optimizer, learning_rate_argument,
                                                   read_create_train_op, read_minimize)
 
@@ -24,12 +27,14 @@ class TrainOpConverter:
         self.minimized: set[str] = set()
         self.fed_rates: dict[str, tuple[cst.BaseExpression, set[str]]] = {}  # optimizer -> (rate, its reads)
         self.emulated: dict[str, tuple[cst.Call, str, str]] = {}  # optimizer -> (TF1 call, TF1 name, class)
+        self.creations: dict[str, Item] = {}  # optimizer -> the item whose emitted code creates it
+        self.step_read_rates: set[str] = set()  # optimizers whose schedule is read at the global step
 
     @property
     def block(self):
         return self.scanner.block
 
-    def optimizer(self, name: str, call: cst.Call, tf_name: str) -> str:
+    def optimizer(self, item: Item, name: str, call: cst.Call, tf_name: str) -> str:
         """The Keras optimizer for a TF1 optimizer call bound to `name`. A learning rate fed through a
         placeholder (or computed from one), or held in a variable the program assigns (`lr = tf.Variable(0.01)`,
         `sess.run(lr.assign(lr * 0.5))`), is set on the optimizer in each train step instead: TF1 read
@@ -50,6 +55,7 @@ class TrainOpConverter:
         converted, emulation = convert_optimizer(call, tf_name, set(self.block.schedules), name in self.fed_rates)
         if emulation:
             self.emulated[name] = (call, tf_name, emulation)
+        self.creations[name] = item
         return converted
 
     def train_op(self, item: Item, name: str, call: cst.Call) -> None:
@@ -76,7 +82,7 @@ class TrainOpConverter:
         # the name is free again once the train op is gone, and fits the Keras optimizer best.
         optimizer = train_op if train_op == "optimizer" else self.names.fresh("optimizer")
         tf_name = self.scanner.analyzer.category(creation.func)[0]
-        item.emit = [with_value(item.node, self.optimizer(optimizer, creation, tf_name), optimizer)]
+        item.emit = [with_value(item.node, self.optimizer(item, optimizer, creation, tf_name), optimizer)]
         return optimizer
 
     def slim_train_op(self, item: Item, name: str, call: cst.Call) -> None:
@@ -92,8 +98,7 @@ class TrainOpConverter:
         """Record a train op read from `item` (its reads: the loss's, the var_list's, the global step)."""
         optimizer, call = train_op.optimizer, train_op.node
         if optimizer in self.minimized and self.optimizer_schedules.get(optimizer):
-            raise Refusal(call, f"optimizer '{optimizer}' minimizes more than one loss with a decaying learning rate "
-                                "(its Keras schedule would count the steps of both)")
+            self._read_rate_at_global_step(optimizer)  # a Keras schedule would count the steps of both
         self.minimized.add(optimizer)
         if train_op.global_step:
             train_op.global_step = self.block.aliases.get(train_op.global_step, train_op.global_step)
@@ -119,8 +124,26 @@ class TrainOpConverter:
     def _check_train_op(self, train_op) -> None:
         schedule = self.optimizer_schedules.get(train_op.optimizer)
         if schedule and self.block.schedules[schedule] != train_op.global_step:
-            raise Refusal(train_op.node, "the learning-rate schedule reads a step that this minimize() does not "
-                                         "increment (Keras schedules follow optimizer.iterations)")
+            self._read_rate_at_global_step(train_op.optimizer)
         step = train_op.global_step
         if step and step not in self.block.trainable_state:
             raise Refusal(train_op.node, f"global_step '{step}' is not a variable of this program")
+
+    def _read_rate_at_global_step(self, optimizer: str) -> None:
+        """Make the optimizer read its schedule at the global step each time it applies gradients."""
+        if optimizer in self.step_read_rates:
+            return
+        self.step_read_rates.add(optimizer)
+        schedule = self.optimizer_schedules[optimizer]
+        rate = f"lambda: {schedule}({self.block.schedules[schedule]})"
+        item = self.creations[optimizer]
+        item.emit = [_with_learning_rate(statement, schedule, rate) for statement in item.emit]
+
+
+def _with_learning_rate(statement: cst.BaseStatement, schedule: str, rate: str) -> cst.BaseStatement:
+    """`statement` with its `learning_rate=<schedule>` arguments given `rate` instead."""
+    replacements = {id(node): (lambda updated: updated.with_changes(value=expr(rate))) for node in walk(statement)
+                    if isinstance(node, cst.Arg) and node.keyword is not None and node.keyword.value == "learning_rate"
+                    and isinstance(node.value, cst.Name) and node.value.value == schedule}
+    return replace_nodes(statement, replacements)
+
