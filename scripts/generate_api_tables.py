@@ -74,6 +74,14 @@ def resolvable_in_default_tf(paths: list[str]) -> set[str]:
 # (MakeNdarray as make_ndarray): contrib name -> tensor_util name.
 CONTRIB_UTIL_TENSOR_UTIL = {"constant_value": "constant_value", "make_ndarray": "MakeNdarray",
                             "make_tensor_proto": "make_tensor_proto"}
+# TF 1.x's contrib/signal/__init__.py imported these from tensorflow.python.ops.signal, which TF2
+# exports as tf.signal (`frames` was its alias of `frame`): contrib name -> core name.
+CONTRIB_SIGNAL = {"frame": "frame", "frames": "frame", "hamming_window": "hamming_window",
+                  "hann_window": "hann_window", "inverse_stft": "inverse_stft",
+                  "inverse_stft_window_fn": "inverse_stft_window_fn",
+                  "linear_to_mel_weight_matrix": "linear_to_mel_weight_matrix",
+                  "mfccs_from_log_mel_spectrograms": "mfccs_from_log_mel_spectrograms",
+                  "overlap_and_add": "overlap_and_add", "stft": "stft"}
 
 
 def contrib_reexports(tf, converter: ConverterMetadata) -> dict[str, str]:
@@ -81,7 +89,8 @@ def contrib_reexports(tf, converter: ConverterMetadata) -> dict[str, str]:
     RNN cells (tensorflow.python.ops.rnn_cell) and the static RNN functions, so `tf.contrib.rnn.X` is
     the object TF2 keeps as `tf.compat.v1.nn.rnn_cell.X` (or `tf.compat.v1.nn.X`). The converter
     lists most of them; the cell wrappers (DropoutWrapper, ...) come from the module itself.
-    tf.contrib.util's tensor_util functions take the names TF2 exports them under."""
+    tf.contrib.util's tensor_util functions and tf.contrib.signal's core signal ops take the names
+    TF2 exports them under."""
     from tensorflow.python.framework import tensor_util
 
     renames = {f"tf.contrib.rnn.{name}": f"tf.compat.v1.nn.rnn_cell.{name}"
@@ -93,6 +102,10 @@ def contrib_reexports(tf, converter: ConverterMetadata) -> dict[str, str]:
         exported = v2_export_names(getattr(tensor_util, core_name))
         if exported:
             renames[f"tf.contrib.util.{name}"] = exported[0]
+    for name, core_name in CONTRIB_SIGNAL.items():
+        exported = v2_export_names(getattr(tf.signal, core_name))
+        if exported:
+            renames[f"tf.contrib.signal.{name}"] = exported[0]
     return dict(sorted(renames.items()))
 
 
