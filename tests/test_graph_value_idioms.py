@@ -385,6 +385,20 @@ with tf.Session() as sess:
             sess.run(increment)
         print("RESULT loss_%d %r" % (step, float(value)))
 """,
+    # gradients fetched to be looked at, alone and with the loss, in runs at the graph's own level
+    "gradients_fetched": SEEDED_GRAPH + """\
+x = tf.placeholder(tf.float32, [None, 3])
+w = tf.Variable(rng.normal(size=(3, 1)).astype(np.float32))
+b = tf.Variable(np.ones(1, np.float32))
+loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b))
+grads = tf.gradients(loss, [w, b])
+sess = tf.Session()
+sess.run(tf.global_variables_initializer())
+value, gradient_values = sess.run([loss, grads], feed_dict={x: data})
+print("RESULT loss %r" % float(value))
+print("RESULT grads %r" % [float(g.sum()) for g in gradient_values])
+print("RESULT b_grad %r" % float(sess.run(grads, {x: data})[1].sum()))
+""",
 }
 
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from transforms.common.graph_symbols import Category
-from transforms.common.syntax import (Refusal, bind_arguments, code_identifiers, load_names, module_code,
-                                      only_small_statement, target_names, walk)
+from transforms.common.syntax import (Refusal, bind_arguments, calls_under, code_identifiers, load_names,
+                                      module_code, only_small_statement, target_names, walk)
 from transforms.graph.analysis.listed_names import items_definition, listed_names
 from transforms.graph.analysis.model import GradientCode, Item, Kind, TrainOp
 from transforms.graph.layers.variable_lists import lists_trainable_variables
@@ -65,8 +65,8 @@ class GradientReader:
 
     def assign(self, item: Item, target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
         """Read `target = value` when it computes, transforms or applies gradients; False otherwise."""
-        if not self.possible:
-            return False
+        if not self.possible or any(map(self.scanner.analyzer.is_run_call, calls_under(value))):
+            return False  # a session run fetching gradients is a run site
         apply = self._apply_call(value)
         if apply is not None and self._gradient_names(apply):
             self._apply(item, target, apply)
