@@ -207,9 +207,7 @@ def _clips_trained_variables(function, index: int, before: set[int], block: Grap
     definition = block_definition(block)
     only_lists = all(item.defines and listed_names(cst.Name(item.defines[0]), definition) is not None
                      for item in (block.items[i] for i in before))
-    updated = set(planner.trainable(function))
-    if function.train_op.var_list is not None:
-        updated |= set(listed_names(function.train_op.var_list, definition) or ())
+    updated = _updated_by_train_op(function, block, planner)
     return only_lists and index not in function.loss_slice and variables <= updated
 
 
@@ -236,15 +234,23 @@ def _check_beside_train_op(function, index: int, before: set[int], block: GraphB
     if index in function.loss_slice:
         raise Refusal(item.node, f"the loss of train op '{train_op.name}' depends on the assignment "
                                  f"'{item.defines[0]}'")
-    updated = set(planner.trainable(function)) | {train_op.global_step} - {None}
-    if train_op.var_list is not None:
-        updated |= {node.value for node in load_names(train_op.var_list)}
     read = set().union(*(planner.reads_of(i) for i in before | {index}))
-    clash = sorted((read | set(variables)) & updated)
+    clash = sorted((read | set(variables)) & _updated_by_train_op(function, block, planner))
     if clash:
         raise Refusal(item.node, f"the assignment '{item.defines[0]}' runs in the same session run as train op "
                                  f"'{train_op.name}', which updates {', '.join(repr(n) for n in clash)}: TF1 "
                                  "fixes no order between them")
+
+
+def _updated_by_train_op(function, block: GraphBlock, planner) -> set[str]:
+    """What the function's train op writes: the trainable state its loss reads, its var_list (the
+    names it reads, and the variables it lists through them), its global step."""
+    train_op = function.train_op
+    updated = set(planner.trainable(function)) | {train_op.global_step} - {None}
+    if train_op.var_list is not None:
+        updated |= {node.value for node in load_names(train_op.var_list)}
+        updated |= set(listed_names(train_op.var_list, block_definition(block)) or ())
+    return updated
 
 
 def _label(block: GraphBlock, index: int) -> str:
