@@ -66,12 +66,19 @@ def subtree_types(module: cst.Module) -> SubtreeTypes:
     return _LAST[0]
 
 
+def _own_attribute_names(cls: type) -> set[str]:
+    """The attributes `cls` and its bases define outside libcst: libcst's visitor classes define a
+    no-op stub for every hook name (some 1,600), which `dir()` would list and sort for every class."""
+    return {name for klass in cls.__mro__ if klass.__module__.partition(".")[0] != "libcst"
+            for name in vars(klass)}
+
+
 @lru_cache(maxsize=None)
 def hooked_types(cls: type) -> tuple[int, int]:
     """(types with any hook, types with a hook that may replace a node) of a transformer class, as
     bit sets. A field hook (`visit_Call_func`) counts its node type as both."""
     any_hook = leaving = 0
-    for name in dir(cls):
+    for name in _own_attribute_names(cls):
         prefix, _, rest = name.partition("_")
         if prefix not in ("visit", "leave") or not rest[:1].isupper():
             continue
