@@ -399,6 +399,27 @@ print("RESULT loss %r" % float(value))
 print("RESULT grads %r" % [float(g.sum()) for g in gradient_values])
 print("RESULT b_grad %r" % float(sess.run(grads, {x: data})[1].sum()))
 """,
+    # awjuliani's Model-Network: a graph tensor's name given the value a run fetched (`loss, ... =
+    # sess.run([model_loss, ...])`) and read as that value below; graph code built from it after the
+    # run bakes the NumPy value in, as TF1's graph did
+    "tensor_name_rebound": SEEDED_GRAPH + """\
+x = tf.placeholder(tf.float32, [None, 3])
+w = tf.Variable(rng.normal(size=(3, 1)).astype(np.float32))
+loss = tf.reduce_mean(tf.square(tf.matmul(x, w)))
+grads = tf.gradients(loss, [w])
+model_loss = tf.reduce_sum(tf.matmul(x, w))
+train_op = tf.train.GradientDescentOptimizer(0.01).minimize(model_loss)
+sess = tf.Session()
+sess.run(tf.global_variables_initializer())
+for step in range(3):
+    loss, _ = sess.run([model_loss, train_op], {x: data})
+    gradient = sess.run(grads, {x: data})
+    print("RESULT step_%d %r" % (step, [float(loss), float(gradient[0].sum())]))
+h = tf.matmul(x, w)
+h = sess.run(h, {x: data})
+total = tf.reduce_sum(h * 2.0)
+print("RESULT total %r" % float(sess.run(total)))
+""",
 }
 
 

@@ -31,6 +31,8 @@ def check_bindings(block: GraphBlock, context_headers: list[cst.CSTNode], resolv
         for assignment in assignments:
             if id(assignment.node) in allowed or _is_dead_store_before(assignment, graph_lines, resolver):
                 continue
+            if kind is Kind.TENSOR and _is_rebinding_after(name, assignment, block, resolver):
+                continue
             raise Refusal(assignment.node, f"'{name}' ({kind.value}) is also rebound by plain Python code")
 
 
@@ -40,6 +42,21 @@ def _is_dead_store_before(assignment, graph_lines: list[int], resolver) -> bool:
     if not graph_lines or resolver.line(assignment.node) >= min(graph_lines):
         return False
     return all(resolver.line(access.node) > min(graph_lines) for access in assignment.references)
+
+
+def _is_rebinding_after(name: str, assignment, block: GraphBlock, resolver) -> bool:
+    """Plain Python giving a graph tensor's name a value of its own (`loss, state, _ = sess.run(...)`)
+    below every statement of graph code that binds or reads it: the graph kept what it read at
+    building time, and the step functions hold their own copies of the graph statements, so the
+    name is the program's Python value from there on. A read of the name in plain code is refused
+    where it is (as graph values outside a session run)."""
+    users = [item.node for item in block.items
+             if not item.keeps_original and (name in item.defines or name in item.reads)]
+    return bool(users) and resolver.line(assignment.node) > max(_last_line(node, resolver) for node in users)
+
+
+def _last_line(node: cst.CSTNode, resolver) -> int:
+    return max(resolver.line(child) for child in walk(node))
 
 
 def _is_unread_throwaway(name: str, resolver) -> bool:

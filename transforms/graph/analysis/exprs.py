@@ -26,6 +26,7 @@ class ExprAnalyzer(SiteRecognizer):
         self.variable_list_names: set[str] = set()  # names bound to one, at block level
         self.variable_list_calls: dict[str, cst.Call] = {}  # name -> the tf.trainable_variables() bound to it
         self.fetched_variables: Callable[[str], list[str] | None] = lambda name: None  # variable_lists.py
+        self.rebindings: dict[str, list[cst.Name]] = {}  # graph tensor name -> plain code binding it anew
         self.filtered_lists: dict[int, tuple[cst.ListComp, cst.Call, Callable[[str], bool]]] = {}  # variable_lists.py
         self.variable_iterations: dict[int, tuple[cst.CSTNode, cst.Call, Callable[[str], bool] | None]] = {}  # ditto
         self.datasets = DatasetReader(self)
@@ -86,8 +87,13 @@ class ExprAnalyzer(SiteRecognizer):
 
     def _visit_target(self, target: cst.BaseExpression, facts: ExprFacts) -> None:
         """An assignment target: binding the throwaway name `_` reads nothing, even where the
-        program also bound a graph value to it (`_, logits = P(z)` ... `X_mb, _ = next_batch(n)`)."""
+        program also bound a graph value to it (`_, logits = P(z)` ... `X_mb, _ = next_batch(n)`), and
+        nor does plain code giving a graph tensor's name a value of its own (`loss, _ = sess.run(...)`
+        after the graph used `loss`: checks.check_bindings decides whether that may stay)."""
         if isinstance(target, cst.Name) and target.value == "_":
+            return
+        if isinstance(target, cst.Name) and self._names_tensor(target):
+            self.rebindings.setdefault(target.value, []).append(target)
             return
         if isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
@@ -95,9 +101,33 @@ class ExprAnalyzer(SiteRecognizer):
             return
         self._visit(target, facts)
 
+    def _names_tensor(self, node: cst.Name) -> bool:
+        return self.kinds.get(node.value) is Kind.TENSOR and self.resolver.is_block_reference(node)
+
+    def _after_rebinding(self, node: cst.Name) -> bool:
+        """Whether a statement binding the name anew in plain code comes before `node` in the block of
+        statements holding both (`loss, _ = sess.run(...)` then `print(loss)`): the read is of that value."""
+        for target in self.rebindings.get(node.value, ()):
+            statement = self._statement_of(target)
+            body = self.resolver.parent(statement)
+            ancestor = node
+            while ancestor is not None and self.resolver.parent(ancestor) is not body:
+                ancestor = self.resolver.parent(ancestor)
+            siblings = list(getattr(body, "body", ()))
+            if ancestor is not None and ancestor in siblings and siblings.index(ancestor) > siblings.index(statement):
+                return True
+        return False
+
+    def _statement_of(self, node: cst.CSTNode) -> cst.CSTNode:
+        while not isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            node = self.resolver.parent(node)
+        return node
+
     def _visit_name(self, node: cst.Name, facts: ExprFacts) -> None:
         kind = self.kinds.get(node.value, Kind.PYTHON)
         if kind is not Kind.PYTHON and not self.resolver.is_block_reference(node):
+            kind = Kind.PYTHON
+        if kind is Kind.TENSOR and self._after_rebinding(node):
             kind = Kind.PYTHON
         if kind in (Kind.DATASET, Kind.SUMMARY_WRITER, Kind.QUEUE):
             kind = Kind.PYTHON  # ordinary Python objects in TF2, kept where they are
