@@ -60,7 +60,7 @@ class GradientReader:
         self.scanner = scanner
         self.chains: dict[str, _Chain] = {}  # a name holding gradients -> its chain
         identifiers = code_identifiers(module_code(scanner.resolver.module)) or frozenset()
-        # no chain can start in a program that never spells compute_gradients or gradients
+        # nothing to read in a program that never spells compute_gradients, gradients or apply_gradients
         self.possible = not identifiers.isdisjoint({"compute_gradients", "gradients", "apply_gradients"})
 
     def assign(self, item: Item, target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
@@ -141,7 +141,8 @@ class GradientReader:
         self.scanner.state.training.register(item, target.value, train_op)
         self.scanner.bind(item, (target.value,), Kind.TRAIN_OP)
 
-    def _optimizer_and_step(self, item: Item, target: cst.Name, call: cst.Call, bound: dict) -> tuple[str, str | None]:
+    def _optimizer_and_step(self, item: Item, target: cst.Name, call: cst.Call,
+                            bound: dict) -> tuple[str, str | None]:
         """The optimizer applying the gradients (created inline, it gets a name of its own) and the
         global step it increments."""
         receiver = call.func.value
