@@ -30,27 +30,39 @@ def code(node: cst.CSTNode) -> str:
     return _EMPTY.code_for_node(node).strip()
 
 
+class _ModuleMemo:
+    """A value computed from a module, remembered for the last few modules met (a module is never
+    changed in place; the entry keeps it alive, so that its id stays its own)."""
+
+    def __init__(self, kept: int) -> None:
+        self.kept = kept
+        self.entries: dict[int, tuple[cst.Module, object]] = {}
+
+    def get(self, module: cst.Module):
+        entry = self.entries.get(id(module))
+        return entry[1] if entry is not None and entry[0] is module else None
+
+    def put(self, module: cst.Module, value):
+        if len(self.entries) >= self.kept:
+            self.entries.clear()
+        self.entries[id(module)] = (module, value)
+        return value
+
+
 # Generating a module's code is a walk of the whole tree; the runner knows the code of every module
 # it parsed, and transforms ask for it too (text pre-checks), so the last few are remembered.
-_CODES: dict[int, tuple[cst.Module, str]] = {}
-_CODES_KEPT = 8
+_CODES = _ModuleMemo(kept=8)
 
 
 def module_code(module: cst.Module) -> str:
     """`module.code`, remembered for the modules met last."""
-    entry = _CODES.get(id(module))
-    if entry is not None and entry[0] is module:
-        return entry[1]
-    text = module.code
-    remember_code(module, text)
-    return text
+    text = _CODES.get(module)
+    return text if text is not None else _CODES.put(module, module.code)
 
 
 def remember_code(module: cst.Module, text: str) -> None:
     """Note that `text` is `module.code` (it was parsed into `module`, or generated from it)."""
-    if len(_CODES) >= _CODES_KEPT:
-        _CODES.clear()
-    _CODES[id(module)] = (module, text)
+    _CODES.put(module, text)
 
 
 def expr(text: str) -> cst.BaseExpression:
@@ -208,26 +220,21 @@ def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
 
 
 class _Walked(NamedTuple):
-    module: cst.Module
     nodes: list[cst.CSTNode]
     calls: list[cst.Call]
 
 
-# Nine walks in ten are of a whole module (the analyses ask where a module calls this or that), and
-# a module is never changed in place, so the nodes of the last few modules walked are remembered.
-_WALKED: dict[int, _Walked] = {}
-_WALKED_KEPT = 4
+# Nine walks in ten are of a whole module (the analyses ask where a module calls this or that), so the
+# nodes of the last few modules walked are remembered.
+_WALKED = _ModuleMemo(kept=4)
 
 
 def _walked(module: cst.Module) -> _Walked:
-    entry = _WALKED.get(id(module))
-    if entry is not None and entry.module is module:
-        return entry
-    nodes = list(_walk(module))
-    if len(_WALKED) >= _WALKED_KEPT:
-        _WALKED.clear()
-    entry = _WALKED[id(module)] = _Walked(module, nodes, [node for node in nodes if type(node) is cst.Call])
-    return entry
+    walked = _WALKED.get(module)
+    if walked is None:
+        nodes = list(_walk(module))
+        walked = _WALKED.put(module, _Walked(nodes, [node for node in nodes if type(node) is cst.Call]))
+    return walked
 
 
 def walk_outside_functions(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -52,11 +52,7 @@ def _is_rebinding_after(name: str, assignment, block: GraphBlock, resolver) -> b
     where it is (as graph values outside a session run)."""
     users = [item.node for item in block.items
              if not item.keeps_original and (name in item.defines or name in item.reads)]
-    return bool(users) and resolver.line(assignment.node) > max(_last_line(node, resolver) for node in users)
-
-
-def _last_line(node: cst.CSTNode, resolver) -> int:
-    return max(resolver.line(child) for child in walk(node))
+    return bool(users) and resolver.line(assignment.node) > max(map(resolver.last_line, users))
 
 
 def _is_unread_throwaway(name: str, resolver) -> bool:

@@ -34,6 +34,10 @@ class GraphResolver:
         position = self.transform.get_metadata(PositionProvider, node, None)
         return position.start.line if position else 0
 
+    def last_line(self, node: cst.CSTNode) -> int:
+        position = self.transform.get_metadata(PositionProvider, node, None)
+        return position.end.line if position else 0
+
     def first_refusal(self, refusals: list[Refusal]) -> Refusal | None:
         """The refusal at the earliest node in the source: a binding's references are a set, so the one
         found first varies from run to run."""

@@ -71,8 +71,9 @@ class GradientReader:
         if apply is not None and self._gradient_names(apply):
             self._apply(item, target, apply)
             return True
-        if apply is not None and self._fed_gradients(apply):
-            self._apply_fed(item, target, apply)
+        applied = self._fed_gradients(apply) if apply is not None else None
+        if applied is not None:
+            self._apply_fed(item, target, apply, applied)
             return True
         source = self._source_call(value)
         read = {id(self.chains[name]): self.chains[name] for name in self._gradient_names(value)}
@@ -127,15 +128,14 @@ class GradientReader:
         item.python_reads = item.python_reads | chain.python_reads | reads
         chain.applied = True
 
-    def _apply_fed(self, item: Item, target: cst.BaseExpression, call: cst.Call) -> None:
+    def _apply_fed(self, item: Item, target: cst.BaseExpression, call: cst.Call, applied: cst.Call) -> None:
         """`train_op = optimizer.apply_gradients(zip(gradient_placeholders, variables))`: gradients
         computed elsewhere (accumulated over episodes in NumPy, say) are fed and applied; no tape."""
-        bound = bind_arguments(call, _APPLY_GRADIENTS, "apply_gradients")
         if not isinstance(target, cst.Name):
             raise Refusal(call, "apply_gradients must be assigned to a name of its own")
-        applied = bound["grads_and_vars"]
         gradients, variables = (argument.value for argument in applied.args)
-        optimizer, step = self._optimizer_and_step(item, target, call, bound)
+        optimizer, step = self._optimizer_and_step(item, target, call, bind_arguments(call, _APPLY_GRADIENTS,
+                                                                                    "apply_gradients"))
         train_op = TrainOp(target.value, optimizer, gradients, step, variables, call, fed_gradients=applied)
         train_op.runs_update_ops = item.scopes.update_ops
         self.scanner.state.training.register(item, target.value, train_op)
@@ -155,18 +155,18 @@ class GradientReader:
             raise Refusal(step, "apply_gradients(global_step=...) must name a variable")
         return optimizer, step.value if step is not None else None
 
-    def _fed_gradients(self, call: cst.Call) -> bool:
-        """Whether `call` applies `zip(gradients, variables)` where `gradients` lists placeholders (by
-        name, or a name bound once to such a list) and `variables` lists the program's variables."""
+    def _fed_gradients(self, call: cst.Call) -> cst.Call | None:
+        """`zip(gradients, variables)` when `call` applies it, `gradients` listing placeholders (by name,
+        or a name bound once to such a list) and `variables` the program's variables; else None."""
         applied = bind_arguments(call, _APPLY_GRADIENTS, "apply_gradients").get("grads_and_vars")
         if not (isinstance(applied, cst.Call) and isinstance(applied.func, cst.Name) and applied.func.value == "zip"
                 and len(applied.args) == 2 and all(a.keyword is None and not a.star for a in applied.args)):
-            return False
+            return None
         gradients, variables = (argument.value for argument in applied.args)
         scanner = self.scanner
         listed = listed_names(gradients, items_definition(scanner.block.definitions, scanner.flattener.items))
-        return bool(listed) and all(scanner.kinds.get(name) is Kind.PLACEHOLDER for name in listed) \
-            and self._lists_variables(variables)
+        fed = bool(listed) and all(scanner.kinds.get(name) is Kind.PLACEHOLDER for name in listed)
+        return applied if fed and self._lists_variables(variables) else None
 
     def _apply_call(self, value: cst.BaseExpression) -> cst.Call | None:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \

@@ -102,10 +102,7 @@ class FunctionWriter:
             variable_list = _wrapped_variable_list(variable_list)
         lines += [statement(f"{variables} = {variable_list}"),
                   statement(f"{gradients} = {tape}.gradient({loss}, {variables})")]
-        if train_op.learning_rate is not None:
-            rate = replace_nodes(train_op.learning_rate, _constant_replacements(train_op.learning_rate,
-                                                                                {**constants, **renames}))
-            lines.append(statement(f"{train_op.optimizer}.learning_rate = {code(rate)}"))
+        lines += self._fed_rate(train_op, {**constants, **renames})
         if train_op.clip_norm is not None:  # slim clips each gradient on its own
             lines.append(statement(f"{gradients} = [None if gradient is None else tf.clip_by_norm(gradient, "
                                    f"{code(train_op.clip_norm)}) for gradient in {gradients}]"))
@@ -114,8 +111,7 @@ class FunctionWriter:
             lines.append(statement(f"{train_op.optimizer}.apply_gradients({code(train_op.gradients.applied)})"))
         else:
             lines.append(statement(f"{train_op.optimizer}.apply_gradients(zip({gradients}, {variables}))"))
-        if train_op.global_step:
-            lines.append(statement(f"{train_op.global_step}.assign_add(1)"))
+        lines += _step_increment(train_op)
         if train_op.check_numerics:
             lines.append(statement(f"{loss} = tf.debugging.check_numerics({loss}, 'LossTensor is inf or nan')"))
         if train_op.returns_loss:
@@ -127,14 +123,16 @@ class FunctionWriter:
         graph statements: the gradients are its arguments, there is nothing to differentiate."""
         names = {**constants, **self._renames(train_op)}
         applied = code(replace_nodes(train_op.fed_gradients, _constant_replacements(train_op.fed_gradients, names)))
-        lines = []
-        if train_op.learning_rate is not None:
-            rate = replace_nodes(train_op.learning_rate, _constant_replacements(train_op.learning_rate, names))
-            lines.append(statement(f"{train_op.optimizer}.learning_rate = {code(rate)}"))
-        lines.append(statement(f"{train_op.optimizer}.apply_gradients({applied})"))
-        if train_op.global_step:
-            lines.append(statement(f"{train_op.global_step}.assign_add(1)"))
-        return lines
+        return [*self._fed_rate(train_op, names), statement(f"{train_op.optimizer}.apply_gradients({applied})"),
+                *_step_increment(train_op)]
+
+    @staticmethod
+    def _fed_rate(train_op, names: dict[str, str]) -> list[cst.BaseStatement]:
+        """`optimizer.learning_rate = <the fed rate>` when the rate is fed each step (else nothing)."""
+        if train_op.learning_rate is None:
+            return []
+        rate = replace_nodes(train_op.learning_rate, _constant_replacements(train_op.learning_rate, names))
+        return [statement(f"{train_op.optimizer}.learning_rate = {code(rate)}")]
 
     @staticmethod
     def _gradient_code(gradient_code, gradients: str, variables: str) -> list[cst.BaseStatement]:
@@ -195,6 +193,10 @@ class FunctionWriter:
         if fetch.shape == "op":
             return None
         return _render(fetch, constants, self.train_op_values, self.block.member_aliases)
+
+
+def _step_increment(train_op) -> list[cst.BaseStatement]:
+    return [statement(f"{train_op.global_step}.assign_add(1)")] if train_op.global_step else []
 
 
 def _build_statement(optimizer: str, names: list[str], comment: str) -> cst.BaseStatement:
