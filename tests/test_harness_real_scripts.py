@@ -512,7 +512,8 @@ with tf.Session() as sess:
 
 def compat_version(source: str) -> str:
     """`source` on tf.compat.v1, with a line added after the imports (so its lines move by one)."""
-    for name in ("placeholder", "train.GradientDescentOptimizer", "Session", "global_variables_initializer"):
+    for name in ("placeholder", "train.GradientDescentOptimizer", "train.exponential_decay", "Session",
+                 "global_variables_initializer"):
         source = source.replace(f"tf.{name}", f"tf.compat.v1.{name}")
     return source.replace("import tensorflow as tf\n", "import tensorflow as tf\ntf.compat.v1.disable_v2_behavior()\n")
 
@@ -567,6 +568,47 @@ def test_unordered_writes_make_what_reads_them_advisory_and_nothing_else(tmp_pat
     assert doubled["compared"] == 4 and doubled["max_abs"] == 0.0
     assert any("advisory from call 0" in note for note in site["notes"])
     assert program["verdict"] == "equivalent", (program["reason"], done.stderr[-3000:])
+
+
+STEP_FETCHED_LEGACY = """
+import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 2])
+w = tf.Variable(np.array([[0.5], [-0.25]], dtype=np.float32), name="w")
+global_step = tf.Variable(0, trainable=False, name="global_step")
+rate = tf.train.exponential_decay(0.5, global_step, decay_steps=1, decay_rate=0.5)
+loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))
+train = tf.train.GradientDescentOptimizer(rate).minimize(loss, global_step=global_step)
+data = np.random.RandomState(0).randn(8, 2).astype(np.float32)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for _ in range(4):
+        sess.run([train, loss, global_step], feed_dict={x: data})
+"""
+
+
+def test_a_variable_fetched_beside_its_update_makes_only_that_fetch_advisory(tmp_path):
+    """The global step's increment is ordered after the update that reads the decayed rate: the
+    weights, and the loss computed from them, stay strict."""
+    legacy = write(tmp_path / "legacy" / "step.py", STEP_FETCHED_LEGACY)
+    migrated = write(tmp_path / "migrated" / "step.py", compat_version(STEP_FETCHED_LEGACY))
+    done, report = run_verify(tmp_path, legacy, migrated, tmp_path / "report.json")
+    program, = report["programs"]
+    line = STEP_FETCHED_LEGACY.lstrip().splitlines().index(
+        "        sess.run([train, loss, global_step], feed_dict={x: data})") + 1
+    assert program["ordering"]["racing_variables"] == [] and program["ordering"]["unsettled_variables"] == 0
+    assert program["ordering"]["fetched_racing"] == [{"variable": "global_step", "line": line, "module": None}]
+    site = next(site for site in program["sites"] if site["legacy_line"] == line)
+    loss, step = site["fetches"]
+    assert loss["compared"] == 4 and step["compared"] == 0 and step["advisory"] == 4
+    assert program["verdict"] == "equivalent", (program["reason"], done.stderr[-3000:])
+
+    # the loss is still compared strictly: a migrated program that trains differently is caught
+    wrong = write(tmp_path / "wrong" / "step.py", compat_version(STEP_FETCHED_LEGACY).replace(
+        "decay_rate=0.5", "decay_rate=0.6"))
+    done, report = run_verify(tmp_path, legacy, wrong, tmp_path / "report2.json")
+    assert report["programs"][0]["verdict"] == "mismatch", report["programs"][0]["reason"]
 
 
 def test_result_lines_printed_after_unordered_writes_are_advisory_and_earlier_ones_strict(tmp_path):

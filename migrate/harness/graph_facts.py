@@ -12,12 +12,14 @@ through the tensors that feed its variable updates (gradients, learning rates) a
 tensors, so that the probe never changes the state; a stateless site is simply run again after the
 real call. Sites that consume input are never probed (a second run would eat data).
 
-A site may also *race*: TF1 runs the ops of one `Session.run` in whichever order its executor picks,
-so two writes of one variable with no path between them (an optimizer step fetched with a clipping
-assignment of the same weights), or a variable fetched beside its own update, leave or return values
-that depend on scheduling. `racing_variables` names them; `leaf_reads` (per fetched leaf, the
-variables its value is computed from) and `write_reads` (per written variable, the variables its new
-value is computed from) let the judge make exactly what depends on them advisory (ordering.py).
+A site may also *race*: TF1 runs the ops of one `Session.run` in whichever order its executor picks.
+Two writes of one variable with no path between them (an optimizer step fetched with a clipping
+assignment of the same weights) leave a value that depends on scheduling: `racing_variables` names
+them. A variable fetched beside its own update (`sess.run([train_op, global_step])`) returns the value
+from before or after the update, but the update itself is ordered, so only what this run fetches is
+affected: `fetched_racing` names them. `leaf_reads` (per fetched leaf, the variables its value is
+computed from) and `write_reads` (per written variable, the variables its new value is computed from)
+let the judge make exactly what depends on them advisory (ordering.py).
 """
 from __future__ import absolute_import, division, print_function
 
@@ -99,7 +101,7 @@ def _graph_element(graph, leaf):
 
 
 def _ordering_facts(elements, writers):
-    """racing_variables, leaf_reads and write_reads of a site (see the module docstring)."""
+    """racing_variables, fetched_racing, leaf_reads and write_reads of a site (see the module docstring)."""
     by_variable = {}
     for op in writers:
         variable = _variable_of(op.inputs[0].op) if op.inputs else None
@@ -107,8 +109,8 @@ def _ordering_facts(elements, writers):
             by_variable.setdefault(variable, []).append(op)
     ops = [getattr(element, "op", element) for element in elements]
     fetched = set(_variable_of(op) for op in ops if op is not None) - {None}
-    racing = sorted(variable for variable, writes in by_variable.items()
-                    if variable in fetched or _unordered(writes))
+    racing = sorted(variable for variable, writes in by_variable.items() if _unordered(writes))
+    fetched_racing = sorted(variable for variable in by_variable if variable in fetched)
     leaf_reads = [sorted(_values_read(op)) if op is not None else [] for op in ops]
     write_reads = {}
     for variable, ops in by_variable.items():
@@ -117,7 +119,8 @@ def _ordering_facts(elements, writers):
             for tensor in op.inputs[1:]:
                 read |= _values_read(tensor.op)
         write_reads[variable] = sorted(read)
-    return {"racing_variables": racing, "leaf_reads": leaf_reads, "write_reads": write_reads}
+    return {"racing_variables": racing, "fetched_racing": fetched_racing, "leaf_reads": leaf_reads,
+            "write_reads": write_reads}
 
 
 def _variable_of(op):

@@ -72,11 +72,9 @@ def compare_runs(report: dict, prepared: Prepared, legacy: SideRun, migrated: Si
     def after_taint(key: str) -> bool:
         return taint.taint_sequence is not None and printed_at.get(key, float("inf")) > taint.taint_sequence
 
-    first_race = min(races.unsettled.values(), default=None)
-
     def after_race(key: str) -> bool:
         """A RESULT line names no variables: once a run raced, any may hold a scheduling-dependent value."""
-        return first_race is not None and printed_at.get(key, float("inf")) > first_race
+        return races.first_race is not None and printed_at.get(key, float("inf")) > races.first_race
 
     streams = _streams(pairs, legacy_sites, migrated_sites)
     judged = Judged(streams, tolerance, taint, training, races)
@@ -258,13 +256,25 @@ def _verdict(report: dict) -> dict:
 
 
 def _race_note(report: dict) -> str:
-    races = (report.get("ordering") or {}).get("racing_variables") or []
-    if not races:
-        return ""
+    ordering = report.get("ordering") or {}
+    races, fetched = ordering.get("racing_variables") or [], ordering.get("fetched_racing") or []
+    note = ""
+    if races:
+        note += (f"; TF1 ran the writes to {_count_variables(races)}{_where(races)} in no fixed order, so what "
+                 "is computed from them differs between runs of the legacy program itself")
+    if fetched:
+        note += (f"; the run{_where(fetched)} fetches {_count_variables(fetched)} beside its own update, which TF1 "
+                 "reads before or after the update as its scheduling falls")
+    return note
+
+
+def _count_variables(races: list) -> str:
+    return f"{len(races)} variable{'s' if len(races) > 1 else ''}"
+
+
+def _where(races: list) -> str:
     lines = sorted({race["line"] for race in races if race["line"] is not None})
-    where = f" at line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}" if lines else ""
-    return (f"; TF1 ran the writes to {len(races)} variable{'s' if len(races) > 1 else ''}{where} in no fixed "
-            "order, so what is computed from them differs between runs of the legacy program itself")
+    return f" at line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}" if lines else ""
 
 
 def _mismatch_reason(mismatched: list, bad_results: list) -> str:

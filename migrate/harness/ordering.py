@@ -11,6 +11,10 @@ races on it, and so is every variable later written from an unsettled one; a fet
 from an unsettled variable is compared as advisory from that call on, with the reason. Values that
 never read one stay strict: a GAN whose two discriminator passes race only on batch-norm moving
 averages still has its training losses compared exactly.
+
+A variable fetched beside its own update (`sess.run([train_op, global_step])`) unsettles nothing: the
+update is ordered, only the fetched read may come before or after it. What that site fetches from the
+variable is advisory; the variable's value, and everything later computed from it, stays strict.
 """
 from __future__ import annotations
 
@@ -28,39 +32,53 @@ class OrderFinding:
     #: variable -> (line, module) of the run that raced on it first (None for a variable unsettled by
     #: a write from another unsettled one)
     raced_at: dict
+    #: variable -> (line, module) of the first run that fetched it beside its own update
+    fetched_at: dict
+    #: the legacy program's global call number of the first race of either kind (None: no race)
+    first_race: int | None
 
     def to_dict(self) -> dict:
-        races = [{"variable": variable, "line": line, "module": module}
-                 for variable, (line, module) in sorted(self.raced_at.items())]
-        return {"racing_variables": races, "unsettled_variables": len(self.unsettled)}
+        return {"racing_variables": _located(self.raced_at), "fetched_racing": _located(self.fetched_at),
+                "unsettled_variables": len(self.unsettled)}
 
     def limits(self, site: SiteData, reads_per_fetch: list) -> dict[int, tuple[int, str]]:
         """fetch index -> (first call index compared as advisory, variable) for the fetched values
-        computed from an unsettled variable."""
+        computed from an unsettled variable, or from one this site fetches beside its update."""
+        fetched_racing = set(site.facts.get("fetched_racing", ()))
         limits = {}
         for index, reads in enumerate(reads_per_fetch):
-            touched = [(self.unsettled[name], name) for name in reads if name in self.unsettled]
+            touched = [(int(np.searchsorted(site.sequence, self.unsettled[name], side="left")), name)
+                       for name in reads if name in self.unsettled]
+            touched += [(0, name) for name in reads if name in fetched_racing]
             if touched:
-                sequence, name = min(touched)
-                limits[index] = (int(np.searchsorted(site.sequence, sequence, side="left")), name)
+                limits[index] = min(touched)
         return limits
+
+
+def _located(where: dict) -> list[dict]:
+    return [{"variable": variable, "line": line, "module": module}
+            for variable, (line, module) in sorted(where.items())]
 
 
 def find_races(legacy_sites: dict) -> OrderFinding:
     """Replay the legacy calls in order: which variables became unsettled, and from which call."""
     calls = sorted((int(sequence), key) for key, site in legacy_sites.items() for sequence in site.sequence)
-    unsettled, raced_at = {}, {}
+    unsettled, raced_at, fetched_at, first_race = {}, {}, {}, None
     for sequence, key in calls:
         site = legacy_sites[key]
         for variable in site.facts.get("racing_variables", ()):
             if variable not in unsettled:
                 unsettled[variable] = sequence
                 raced_at[variable] = (site.line, site.module)
+        for variable in site.facts.get("fetched_racing", ()):
+            fetched_at.setdefault(variable, (site.line, site.module))
+        if first_race is None and (site.facts.get("racing_variables") or site.facts.get("fetched_racing")):
+            first_race = sequence
         if unsettled:
             for variable, reads in site.facts.get("write_reads", {}).items():
                 if variable not in unsettled and not unsettled.keys().isdisjoint(reads):
                     unsettled[variable] = sequence
-    return OrderFinding(unsettled, raced_at)
+    return OrderFinding(unsettled, raced_at, fetched_at, first_race)
 
 
 def reads_per_fetch(site: SiteData) -> list:

@@ -95,6 +95,7 @@ def merge_sites(sites: list[SiteData]) -> SiteData:
     latest = max(sites, key=lambda site: int(site.sequence[-1]) if site.calls else -1)
     facts = {"random_ops": sorted({op for site in sites for op in site.facts.get("random_ops", [])}),
              "mutates_state": any(site.facts.get("mutates_state") for site in sites),
+             "fetched_racing": sorted({name for site in sites for name in site.facts.get("fetched_racing", [])}),
              "deterministic_calls": sorted(deterministic)}
     by_order = [(site, call) for _, site, call in order]
     return SiteData(
