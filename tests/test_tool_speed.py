@@ -579,6 +579,22 @@ def test_read_only_visit_calls_every_hook_libcst_calls_and_children_match(path: 
         assert [id(child) for child in children(node)] == [id(child) for child in node.children]
 
 
+def test_children_of_nodes_a_transform_built_with_lists_match_libcst() -> None:
+    """Transforms build nodes with lists where the parser puts tuples, and leave optional fields
+    None or MaybeSentinel.DEFAULT: children() reads them all as libcst does."""
+    import libcst as cst
+
+    from transforms.common.syntax import children
+
+    call = cst.Call(func=cst.Attribute(value=cst.Name("tf"), attr=cst.Name("group")),
+                    args=[cst.Arg(cst.Name("a")), cst.Arg(cst.Name("b"), keyword=cst.Name("name"))])
+    built = cst.Module(body=[cst.SimpleStatementLine(body=[cst.Expr(call)]),
+                             cst.FunctionDef(name=cst.Name("f"), params=cst.Parameters(params=[cst.Param(cst.Name("x"))]),
+                                             body=cst.IndentedBlock(body=[cst.SimpleStatementLine([cst.Pass()])]))])
+    for node in _all_nodes(built):
+        assert [id(child) for child in children(node)] == [id(child) for child in node.children]
+
+
 def test_pruned_pass_skips_unhooked_subtrees_and_returns_the_module_when_nothing_changed() -> None:
     import libcst as cst
     from libcst.metadata import MetadataWrapper
@@ -881,3 +897,23 @@ def test_replaced_on_paths_rebuilds_only_the_nodes_above_the_replaced_ones() -> 
     assert result.code == "a = f(x, Y)\nb = [0, z]\nc = 1\n"
     assert result.body[2] is module.body[2] and result.body[0].body[0].value.args[0] is call.args[0]
     assert replaced_on_paths(module, {}, parents) is module
+
+
+def test_engine_floor_benchmark_measures_each_step_on_the_given_files(tmp_path: Path) -> None:
+    import re
+    import shutil
+    import subprocess
+    import sys
+
+    for name in ("mlp_feed_dict.py", "core_scoped_adam.py"):
+        shutil.copyfile(ROOT / "legacy_examples" / name, tmp_path / name)
+    (tmp_path / "python2.py").write_text("print 'skipped by both tools'\n")
+    output = tmp_path / "floor.txt"
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "engine_floor.py"), "--corpus", str(tmp_path),
+                           "--repeats", "1", "--output", str(output)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = output.read_text()
+    assert report.startswith("engine floor: 2 .py files")
+    for step in ("parse", "positions", "codegen", "check parse", "tf_upgrade_v2", "tf-migrate"):
+        assert re.search(rf"^  {step} +\d+\.\d\d s +\d+\.\d ms/file$", report, re.M), step
+    assert re.search(r"libcst floor alone: \d+\.\d\dx; without positions: \d+\.\d\dx; tf-migrate: \d+\.\d\dx", report)
