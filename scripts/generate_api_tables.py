@@ -15,8 +15,9 @@ changes in TF2 onto the name a migrated program must use:
 
 symbols.json also lists the compat.v1 modules that need legacy Keras, the converter's tf.contrib
 replacements (reported, never applied), the tf.contrib names that were re-exports of core objects
-TF2 still has (renamed like any other symbol) and, for v1 functions kept on compat.v1, the keywords
-only their TF2 namesake takes (a call passing one is TF2 code already).
+TF2 still has (renamed like any other symbol), the functions TensorFlow 1.0 renamed (their old
+names renamed on to TF2, calls with the old keywords left alone) and, for v1 functions kept on
+compat.v1, the keywords only their TF2 namesake takes (a call passing one is TF2 code already).
 
 keywords.json holds, for the call-checked functions, what a call needs to run on the TF2 function:
 parameter order on both sides, keyword renames, dropped keywords with their v1 defaults, the
@@ -42,7 +43,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from _api_metadata import LEGACY_KERAS_MODULES, ConverterMetadata, v2_export_names, walk_v1_api  # noqa: E402
+from _api_metadata import LEGACY_KERAS_MODULES, ConverterMetadata, unwrap, v2_export_names, walk_v1_api  # noqa: E402
 from _classify_api import classify_symbols  # noqa: E402
 
 # Run in a child process: which `tf.`-paths resolve, read as a JSON list on stdin.
@@ -84,6 +85,70 @@ CONTRIB_SIGNAL = {"frame": "frame", "frames": "frame", "hamming_window": "hammin
                   "overlap_and_add": "overlap_and_add", "stft": "stft"}
 
 
+# TensorFlow 1.0 renamed these functions of earlier releases; TensorFlow's 0.x-to-1.0 converter
+# (tensorflow/tools/compatibility/tf_upgrade.py in the 1.x sources, `function_renames`) listed each
+# old name with its 1.0 name. TF 1.x no longer had the old names, so code still spelling them ran
+# on neither TF 1.x nor TF 2. Entries whose 1.0 name is not a TF1 API symbol are dropped below
+# (tf.batch_band_part pointed at a tf.band_part that never existed).
+PRE_1_0_FUNCTION_RENAMES = {
+    "tf.inv": "tf.reciprocal", "tf.listdiff": "tf.setdiff1d", "tf.list_diff": "tf.setdiff1d",
+    "tf.mul": "tf.multiply", "tf.neg": "tf.negative", "tf.sub": "tf.subtract",
+    "tf.train.SummaryWriter": "tf.summary.FileWriter", "tf.scalar_summary": "tf.summary.scalar",
+    "tf.histogram_summary": "tf.summary.histogram", "tf.audio_summary": "tf.summary.audio",
+    "tf.image_summary": "tf.summary.image", "tf.merge_summary": "tf.summary.merge",
+    "tf.merge_all_summaries": "tf.summary.merge_all",
+    "tf.image.per_image_whitening": "tf.image.per_image_standardization",
+    "tf.all_variables": "tf.global_variables", "tf.VARIABLES": "tf.GLOBAL_VARIABLES",
+    "tf.initialize_all_variables": "tf.global_variables_initializer",
+    "tf.initialize_variables": "tf.variables_initializer",
+    "tf.initialize_local_variables": "tf.local_variables_initializer",
+    "tf.batch_matrix_diag": "tf.matrix_diag", "tf.batch_band_part": "tf.band_part",
+    "tf.batch_set_diag": "tf.set_diag", "tf.batch_matrix_transpose": "tf.matrix_transpose",
+    "tf.batch_matrix_determinant": "tf.matrix_determinant", "tf.batch_matrix_inverse": "tf.matrix_inverse",
+    "tf.batch_cholesky": "tf.cholesky", "tf.batch_cholesky_solve": "tf.cholesky_solve",
+    "tf.batch_matrix_solve": "tf.matrix_solve", "tf.batch_matrix_triangular_solve": "tf.matrix_triangular_solve",
+    "tf.batch_matrix_solve_ls": "tf.matrix_solve_ls", "tf.batch_self_adjoint_eig": "tf.self_adjoint_eig",
+    "tf.batch_self_adjoint_eigvals": "tf.self_adjoint_eigvals", "tf.batch_svd": "tf.svd",
+    "tf.batch_fft": "tf.fft", "tf.batch_ifft": "tf.ifft", "tf.batch_fft2d": "tf.fft2d",
+    "tf.batch_ifft2d": "tf.ifft2d", "tf.batch_fft3d": "tf.fft3d", "tf.batch_ifft3d": "tf.ifft3d",
+    "tf.select": "tf.where", "tf.complex_abs": "tf.abs", "tf.batch_matmul": "tf.matmul",
+    "tf.pack": "tf.stack", "tf.unpack": "tf.unstack",
+}
+
+
+# Where TF 1.0 changed more than the name (TF 0.12's signatures): the summary ops' last parameter
+# was `name` and became `family`, batch_matmul's third and fourth were adj_x / adj_y (matmul's are
+# transpose_a / transpose_b), and the tag of a TF 1.0 summary takes the enclosing name scope.
+_SUMMARY_TAG = "its tag now includes the enclosing name scope, as TF 1.0's summaries' tags do"
+PRE_1_0_CAVEATS = {
+    "tf.scalar_summary": {"max_positional": 3, "note": _SUMMARY_TAG},
+    "tf.histogram_summary": {"max_positional": 3, "note": _SUMMARY_TAG},
+    "tf.image_summary": {"max_positional": 4, "note": _SUMMARY_TAG},
+    "tf.audio_summary": {"max_positional": 5, "note": _SUMMARY_TAG},
+    "tf.batch_matmul": {"max_positional": 2},
+}
+
+
+def pre_1_0_renames(symbols: dict[str, object], renames: dict[str, str]) -> dict[str, dict]:
+    """Pre-1.0 name -> {"target": what its TF 1.0 name becomes in TF2, "keywords": the TF 1.0
+    function's parameters, and the caveats above}. A call passing a keyword the TF 1.0 function
+    does not take (a parameter renamed with it), or more positional arguments than keep their
+    meaning, is left for a human."""
+    from tensorflow.python.util import tf_inspect
+
+    table = {}
+    for old, new in PRE_1_0_FUNCTION_RENAMES.items():
+        if old in symbols or new not in symbols:
+            continue
+        try:
+            parameters = list(tf_inspect.signature(unwrap(symbols[new])).parameters)
+        except (TypeError, ValueError):
+            continue
+        table[old] = {"target": renames.get(new, new), "keywords": sorted(parameters),
+                      **PRE_1_0_CAVEATS.get(old, {})}
+    return dict(sorted(table.items()))
+
+
 def contrib_reexports(tf, converter: ConverterMetadata) -> dict[str, str]:
     """tf.contrib names that were core objects: TF 1.x's contrib/rnn/__init__.py imported the core
     RNN cells (tensorflow.python.ops.rnn_cell) and the static RNN functions, so `tf.contrib.rnn.X` is
@@ -123,6 +188,7 @@ def build_tables() -> tuple[dict, dict]:
         "renames": renames,
         "contrib": result.settled_contrib(reachable),
         "contrib_reexports": contrib_reexports(tf, converter),
+        "pre_1_0_renames": pre_1_0_renames(symbols, renames),
         "tf2_keywords": result.settled_tf2_keywords(renames),
     }
     keywords_json = {"tf_version": tf.__version__, "functions": functions,

@@ -129,3 +129,43 @@ def test_migrated_programs_run_on_tf2_and_match_the_legacy_program():
     ])
     for name, result in migrated.items():
         assert result == legacy["legacy"], (name, result)
+
+
+# TensorFlow 0.x names (renamed in TF 1.0) and the same program with their TF 1.x names: RESULT.
+PRE_1_0_BODY = textwrap.dedent("""\
+    import numpy as np
+
+    x = tf.placeholder(tf.float32, [None, 3])
+    w = tf.Variable([[1.0], [-2.0], [0.5]])
+    scaled = tf.mul(tf.matmul(x, w), 2.0)
+    centred = tf.sub(scaled, tf.reduce_mean(scaled))
+    stacked = tf.pack([centred, tf.neg(centred)])
+    chosen = tf.select(centred > 0.0, centred, tf.zeros_like(centred))
+    tf.scalar_summary("mean", tf.reduce_mean(chosen))
+    summaries = tf.merge_all_summaries()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = sess.run([stacked, chosen], {x: np.arange(6.0).reshape(2, 3)})
+        summary = sess.run(summaries, {x: np.ones((1, 3))})
+    RESULT = [np.asarray(v).tolist() for v in values] + [len(summary) > 0]
+""")
+TF1_0_NAMES = {"tf.mul(": "tf.multiply(", "tf.sub(": "tf.subtract(", "tf.pack(": "tf.stack(",
+               "tf.neg(": "tf.negative(", "tf.select(": "tf.where(", "tf.scalar_summary(": "tf.summary.scalar(",
+               "tf.merge_all_summaries(": "tf.summary.merge_all("}
+
+
+def test_tensorflow_0_names_are_renamed_on_to_tf2_and_the_program_runs_as_its_tf1_version():
+    program = "import tensorflow as tf\n\n" + PRE_1_0_BODY
+    tf1_version = "import tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\n\n" + PRE_1_0_BODY
+    for old, new in TF1_0_NAMES.items():
+        tf1_version = tf1_version.replace(old, new)
+    outcome = migrate_code(program, RENAMES)
+    migrated = outcome.module.code
+    assert not [f for f in outcome.findings if not f.fixed], [f.message for f in outcome.findings]
+    for expected in ("tf.multiply(", "tf.subtract(", "tf.stack([centred, tf.negative(centred)])",
+                     "tf.compat.v1.where(", "tf.compat.v1.summary.scalar(", "tf.compat.v1.summary.merge_all()"):
+        assert expected in migrated, expected
+    assert migrate_code(migrated, RENAMES).module.code == migrated, "not stable"
+    results = run_programs([("migrated", migrated), ("tf1_version", tf1_version)])
+    assert isinstance(results["tf1_version"], list), results["tf1_version"]
+    assert results["migrated"] == results["tf1_version"]

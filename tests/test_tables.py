@@ -95,6 +95,7 @@ def default(tables):
     """Facts from TensorFlow as users run it: the TF2 side."""
     symbols, keywords = tables
     targets = set(symbols.renames.values()) | set(symbols.contrib.values()) | set(symbols.contrib_reexports.values())
+    targets |= {entry["target"] for entry in symbols.pre_1_0.values()}
     targets |= {spec.target for spec in keywords.functions.values()}
     targets |= {f"tf.{dtype}" for dtype in keywords.casts.values()}
     signatures = {spec.target for spec in keywords.functions.values()} | set(symbols.tf2_keywords)
@@ -135,6 +136,19 @@ def test_every_target_is_a_tf2_name(tables, default, legacy):
         assert target in where, (source, target)
     for dtype in keywords.casts.values():
         assert f"tf.{dtype}" in resolved
+
+
+def test_tensorflow_0_names_are_gone_and_renamed_to_tf2_names(tables, default):
+    """The names TensorFlow 1.0 renamed are not TF1 names any more (else the v1 table would hold
+    them), and each is renamed to a name TF2 resolves."""
+    from transforms.common.api_paths import missing_part
+    symbols, _ = tables
+    assert symbols.pre_1_0["tf.mul"]["target"] == "tf.multiply"
+    assert symbols.pre_1_0["tf.train.SummaryWriter"]["target"] == "tf.compat.v1.summary.FileWriter"
+    resolved = set(default["resolved"])
+    for source, entry in symbols.pre_1_0.items():
+        assert source not in symbols.renames and missing_part(source), source
+        assert entry["target"] in resolved and entry["keywords"], (source, entry)
 
 
 def test_contrib_rnn_reexports_cover_the_core_cells(tables):

@@ -47,9 +47,17 @@ class RenameSymbols(ReferenceTransform):
 
     def visit_Call(self, node: cst.Call) -> bool:
         """`tf.summary.scalar("loss", x, step=s)` passes a keyword only TF2's function takes: it is
-        TF2 code (perhaps written by an earlier transform) and keeps its name."""
-        if passes_tf2_keyword(node, direct_tf_name(self, node.func)):
+        TF2 code (perhaps written by an earlier transform) and keeps its name. A call of a name
+        TensorFlow 1.0 renamed whose arguments changed with the name is left, and reported."""
+        canonical = direct_tf_name(self, node.func)
+        if passes_tf2_keyword(node, canonical):
             self.cover(node.func)
+        problem = self.table.pre_1_0_call_problem(canonical or "", node)
+        if problem is not None:
+            self.cover(node.func)
+            self.report(node, f"{canonical} is a TensorFlow 0.x name (renamed in TF 1.0, to "
+                        f"{self.table.v2_name(canonical)} in TF2), but this call passes {problem}; "
+                        "rename it and check its arguments by hand", fixed=False, severity="error")
         return True
 
     def visit_Import(self, node: cst.Import) -> bool:
@@ -113,7 +121,13 @@ class RenameSymbols(ReferenceTransform):
             self.report(node, contrib_message(canonical), fixed=False, severity="error")
 
     def _report_rename(self, node, canonical: str, target: str, legacy: bool) -> None:
-        if not target.startswith(COMPAT_PREFIX):
+        pre_1_0 = self.table.pre_1_0.get(canonical)
+        if pre_1_0 is not None:
+            note = f"; {pre_1_0['note']}" if "note" in pre_1_0 else ""
+            runs_on = "" if not target.startswith(COMPAT_PREFIX) else ", which TF2 keeps on tf.compat.v1"
+            self.report(node, f"{canonical} (a TensorFlow 0.x name, renamed in TF 1.0) -> {target}{runs_on}{note}",
+                        fixed=True, severity="warning" if note or runs_on else "info")
+        elif not target.startswith(COMPAT_PREFIX):
             self.report(node, f"{canonical} -> {target}", fixed=True)
         elif legacy:
             self.report(node, f"{canonical} -> {target}, which {LEGACY_KERAS_NOTE}",

@@ -34,9 +34,30 @@ class SymbolTable:
     #: v1 function kept on compat.v1 -> keywords only its TF2 namesake takes: a call passing one of
     #: them (`tf.summary.scalar("loss", x, step=s)`) is TF2 code already and keeps its name.
     tf2_keywords: dict[str, list[str]] = field(default_factory=dict)
+    #: names TensorFlow 1.0 renamed (`tf.mul`) -> {"target": where TF2 keeps the function,
+    #: "keywords": its parameters, optionally "max_positional" and a "note" on what else changed}.
+    pre_1_0: dict[str, dict] = field(default_factory=dict)
 
     def v2_name(self, canonical: str) -> str | None:
-        return self.renames.get(canonical) or self.contrib_reexports.get(canonical)
+        return (self.renames.get(canonical) or self.contrib_reexports.get(canonical)
+                or self.pre_1_0.get(canonical, {}).get("target"))
+
+    def pre_1_0_call_problem(self, canonical: str, call) -> str | None:
+        """Why a call (libcst Call) of a name TensorFlow 1.0 renamed cannot keep its arguments: a
+        keyword the renamed function does not take, or positional arguments past those that kept
+        their meaning. None when the rename is all it needs (or the name is no such name)."""
+        entry = self.pre_1_0.get(canonical)
+        if entry is None:
+            return None
+        keywords = [arg.keyword.value for arg in call.args if arg.keyword is not None]
+        unknown = [keyword for keyword in keywords if keyword not in entry["keywords"]]
+        if unknown:
+            return f"keyword {unknown[0]!r}, which TensorFlow 1.0 renamed with the function"
+        positional = sum(arg.keyword is None and not arg.star for arg in call.args)
+        limit = entry.get("max_positional")
+        if limit is not None and positional > limit:
+            return f"{positional} positional arguments; past the first {limit}, TensorFlow 1.0 changed their meaning"
+        return None
 
     def is_removed_in_v2(self, canonical: str) -> bool:
         target = self.renames.get(canonical)
@@ -105,7 +126,8 @@ def symbol_table() -> SymbolTable:
     data = _load("symbols.json")
     return SymbolTable(data.get("tf_version", ""), data.get("renames", {}),
                        tuple(data.get("legacy_keras_modules", ())), data.get("contrib", {}),
-                       data.get("contrib_reexports", {}), data.get("tf2_keywords", {}))
+                       data.get("contrib_reexports", {}), data.get("tf2_keywords", {}),
+                       data.get("pre_1_0_renames", {}))
 
 
 def passes_tf2_keyword(call, canonical: str | None) -> bool:
@@ -138,7 +160,7 @@ def table_leaf_names() -> frozenset[str]:
     itself, or in the `from tensorflow... import` / alias assignment that binds it), so code that
     names none of them gives the table-driven transforms nothing to do."""
     symbols, keywords = symbol_table(), keyword_table()
-    names = [*symbols.renames, *symbols.contrib, *keywords.functions, *keywords.casts]
+    names = [*symbols.renames, *symbols.contrib, *symbols.pre_1_0, *keywords.functions, *keywords.casts]
     return frozenset(name.rsplit(".", 1)[-1] for name in names) | {"contrib"}
 
 
