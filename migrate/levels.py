@@ -1,7 +1,8 @@
 """Classify how far a file is from TF2: tf2 (no TF1-only API left), compat (runs on tf.compat.v1, or
 on tf-slim, which is TF1 graph code),
 tf1 (TF1-only API that current TensorFlow no longer has, or any TensorFlow name the installed
-TensorFlow's API lacks: transforms/common/api_paths.py), or none (no TensorFlow at all)."""
+TensorFlow's API lacks: transforms/common/api_paths.py; version fallbacks aside, see
+transforms/common/version_guards.py), or none (no TensorFlow at all)."""
 from __future__ import annotations
 
 import libcst as cst
@@ -13,6 +14,7 @@ from transforms.common.contrib_homes import removed_module
 from transforms.common.lazy_metadata import may_name_tensorflow
 from transforms.common.qualnames import canonical_tf_name
 from transforms.common.tables import EAGER_EQUIVALENTS, passes_tf2_keyword, symbol_table
+from transforms.common.version_guards import VersionGuards
 
 
 def classify(module: cst.Module | MetadataWrapper) -> Level:
@@ -32,7 +34,7 @@ def classify(module: cst.Module | MetadataWrapper) -> Level:
     return "tf2"
 
 
-class _QualifiedNameCollector(cst.CSTVisitor):
+class _QualifiedNameCollector(VersionGuards, cst.CSTVisitor):
     METADATA_DEPENDENCIES = (QualifiedNameProvider,)
 
     def __init__(self) -> None:
@@ -44,6 +46,8 @@ class _QualifiedNameCollector(cst.CSTVisitor):
         return {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
 
     def _collect(self, node: cst.CSTNode) -> None:
+        if self.in_version_fallback(node):
+            return  # only runs on a TensorFlow that lacks the current spelling, or has this one
         if id(node) not in self.tf2_calls and may_name_tensorflow(self, node):  # classify() reads TF's only
             self.names.update(self._qualified(node))
 

@@ -60,3 +60,47 @@ def test_a_name_missing_from_the_installed_tensorflow_makes_the_file_tf1(tmp_pat
     assert result.level == "tf1"
     missing = [f for f in result.findings if f.code == "TFM107"]
     assert len(missing) == 1 and missing[0].message.startswith("tf.estimator does not exist") and not missing[0].fixed
+
+
+VERSION_FALLBACKS = """\
+import numpy as np
+import tensorflow as tf
+
+if "concat_v2" in dir(tf):
+    def concat(tensors, axis):
+        return tf.concat_v2(tensors, axis)
+else:
+    def concat(tensors, axis):
+        return tf.concat(tensors, axis)
+
+
+def upsample(x, w, shape):
+    try:
+        return tf.nn.conv2d_transpose(x, w, output_shape=shape, strides=[1, 2, 2, 1])
+    except AttributeError:  # TensorFlow before 0.7
+        return tf.nn.deconv2d(x, w, output_shape=shape, strides=[1, 2, 2, 1])
+
+
+x = tf.constant(np.ones((1, 2, 2, 1), np.float32))
+up = upsample(x, tf.ones([2, 2, 1, 1]), [1, 4, 4, 1])
+with tf.Session() as sess:
+    print("RESULT total %r" % float(sess.run(tf.reduce_sum(concat([up, up], 3)))))
+"""
+
+
+def test_names_only_a_version_fallback_reaches_do_not_make_the_file_tf1(tmp_path):
+    """The fallback for TensorFlow 0.x (`except AttributeError:`, `if "concat_v2" in dir(tf):`)
+    never runs on TF2: the program runs, so it is not tf1, and nothing is reported missing."""
+    legacy = tmp_path / "legacy.py"
+    legacy.write_text(VERSION_FALLBACKS)
+    result = migrate_path(str(legacy))
+    assert result.level != "tf1" and not [f for f in result.findings if f.code == "TFM107"]
+    migrated = tmp_path / "migrated.py"
+    migrated.write_text(result.new_source)
+    expected = run(["-m", "migrate.legacy_runtime", str(legacy)], tmp_path)
+    assert expected == ["RESULT total 32.0"]
+    assert run([str(migrated)], tmp_path) == expected
+
+    unguarded = tmp_path / "unguarded.py"
+    unguarded.write_text(VERSION_FALLBACKS.replace("except AttributeError:", "except ValueError:"))
+    assert migrate_path(str(unguarded)).level == "tf1"

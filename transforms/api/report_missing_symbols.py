@@ -5,7 +5,9 @@ Whatever the other transforms could not convert is checked against the installed
 (`tf.estimator`, a TF1 name no table knows) fails when the line runs, so the file cannot reach a level
 above tf1. Each missing name is reported once, at its first use. tf.contrib and the other removed
 modules (`tf.examples.tutorials`, ...) are left to TFM101, which reports them with their replacements;
-private `tensorflow.python` modules are not API and not judged.
+private `tensorflow.python` modules are not API and not judged. Neither are version fallbacks, code
+that only runs where a name is missing or present (`except AttributeError:` after the current
+spelling, `if "concat_v2" in dir(tf):`; transforms/common/version_guards.py).
 """
 from __future__ import annotations
 
@@ -16,9 +18,10 @@ from libcst.metadata import QualifiedNameProvider
 from transforms.base import TFTransform
 from transforms.common.api_paths import missing_names, tensorflow_version
 from transforms.common.lazy_metadata import may_name_tensorflow
+from transforms.common.version_guards import VersionGuards
 
 
-class ReportMissingSymbols(TFTransform):
+class ReportMissingSymbols(VersionGuards, TFTransform):
     CODE = "TFM107"
     DESCRIPTION = "Report TensorFlow names left in the code that the installed TensorFlow does not have"
     PHASE = 59
@@ -51,6 +54,8 @@ class ReportMissingSymbols(TFTransform):
         return self._report(node, {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())})
 
     def _report(self, node: cst.CSTNode, qualified: set[str]) -> bool:
+        if self.in_version_fallback(node):
+            return False
         fresh = sorted(missing_names(qualified) - self._reported)
         for missing in fresh:
             self._reported.add(missing)
