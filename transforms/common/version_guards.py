@@ -56,18 +56,17 @@ def _spelled(owner: cst.BaseExpression, attribute: cst.SimpleString) -> tuple[st
 
 
 class VersionGuards:
-    """Mixin for a CSTVisitor: `in_version_fallback(node)` tells whether a name reference lies in
-    a handler of missing names, or is the attribute an enclosing `if` checks exists. Subclasses that
-    define the same hooks must call these."""
+    """Mixin for a CSTVisitor (listed before it): `in_version_fallback(node)` tells whether a name
+    reference lies in a handler of missing names, or is the attribute an enclosing `if` checks
+    exists. Subclasses that define the same hooks must call these."""
 
-    def _guards_start(self) -> None:
-        if not hasattr(self, "_fallback_depth"):
-            self._fallback_depth = 0
-            self._guarded: list[tuple[str, str]] = []
-            self._guarded_bodies: dict[int, tuple[str, str]] = {}
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._fallback_depth = 0
+        self._guarded: list[tuple[str, str]] = []
+        self._guarded_bodies: dict[int, tuple[str, str]] = {}
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool | None:
-        self._guards_start()
         if catches_missing_names(node):
             self._fallback_depth += 1
         return True
@@ -78,14 +77,12 @@ class VersionGuards:
         return updated_node  # a transformer's leave_ hook returns the node; a visitor's is ignored
 
     def visit_If(self, node: cst.If) -> bool | None:
-        self._guards_start()
         guarded = guarded_attribute(node.test)
         if guarded is not None:
             self._guarded_bodies[id(node.body)] = guarded
         return True
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool | None:
-        self._guards_start()
         guarded = self._guarded_bodies.get(id(node))
         if guarded is not None:
             self._guarded.append(guarded)
@@ -97,7 +94,6 @@ class VersionGuards:
         return updated_node
 
     def in_version_fallback(self, node: cst.CSTNode) -> bool:
-        self._guards_start()
         if self._fallback_depth:
             return True
         if isinstance(node, cst.Attribute) and self._guarded:
