@@ -28,9 +28,9 @@ def catches_missing_names(handler: cst.ExceptHandler) -> bool:
     """`except AttributeError:` or a tuple of such exceptions, bare or bound (`as error`)."""
     if handler.type is None:
         return False
-    types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
-    names = [get_full_name_for_node(getattr(element, "value", element)) for element in types]
-    return bool(names) and all(name in _MISSING_NAME_ERRORS for name in names)
+    caught = handler.type
+    types = [element.value for element in caught.elements] if isinstance(caught, cst.Tuple) else [caught]
+    return bool(types) and all(get_full_name_for_node(type_) in _MISSING_NAME_ERRORS for type_ in types)
 
 
 def guarded_attribute(test: cst.BaseExpression) -> tuple[str, str] | None:
@@ -62,18 +62,16 @@ class VersionGuards:
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._fallback_depth = 0
+        self._handlers: list[bool] = []  # per enclosing except clause: does it catch missing names?
         self._guarded: list[tuple[str, str]] = []
         self._guarded_bodies: dict[int, tuple[str, str]] = {}
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> bool | None:
-        if catches_missing_names(node):
-            self._fallback_depth += 1
+        self._handlers.append(catches_missing_names(node))
         return True
 
     def leave_ExceptHandler(self, original_node: cst.ExceptHandler, updated_node=None):
-        if catches_missing_names(original_node):
-            self._fallback_depth -= 1
+        self._handlers.pop()
         return updated_node  # a transformer's leave_ hook returns the node; a visitor's is ignored
 
     def visit_If(self, node: cst.If) -> bool | None:
@@ -94,7 +92,7 @@ class VersionGuards:
         return updated_node
 
     def in_version_fallback(self, node: cst.CSTNode) -> bool:
-        if self._fallback_depth:
+        if any(self._handlers):
             return True
         if isinstance(node, cst.Attribute) and self._guarded:
             return (get_full_name_for_node(node.value), node.attr.value) in self._guarded
