@@ -9,7 +9,7 @@ from typing import Literal
 
 Severity = Literal["info", "warning", "error"]
 Status = Literal["changed", "unchanged", "skipped", "failed"]
-Level = Literal["tf2", "compat", "tf1", "none"]
+Level = Literal["tf2", "wrapped", "compat", "tf1", "none"]
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""Classify how far a file is from TF2: tf2 (no TF1-only API left), compat (runs on tf.compat.v1, or
-on tf-slim, which is TF1 graph code),
+"""Classify how far a file is from TF2: tf2 (no TF1-only API left), wrapped (runs eagerly as TF2,
+with TF1 graph code kept only where it is built into a TF2 function graph by tf.compat.v1.wrap_function:
+see migrate/wrapped_code.py), compat (runs on tf.compat.v1, or on tf-slim, which is TF1 graph code),
 tf1 (TF1-only API that current TensorFlow no longer has, or any TensorFlow name the installed
 TensorFlow's API lacks: transforms/common/api_paths.py; version fallbacks aside, see
 transforms/common/version_guards.py), or none (no TensorFlow at all)."""
@@ -15,6 +16,12 @@ from transforms.common.lazy_metadata import may_name_tensorflow
 from transforms.common.qualnames import canonical_tf_name
 from transforms.common.tables import EAGER_EQUIVALENTS, passes_tf2_keyword, symbol_table
 from transforms.common.version_guards import VersionGuards
+from migrate.wrapped_code import graph_code
+
+# compat.v1 names code around a wrapped graph uses: an eager Saver keeps TF1 checkpoints (with the
+# modules its name passes through, which a reference to it also resolves).
+BRIDGE_NAMES = frozenset({"tensorflow.compat.v1.train.Saver", "tensorflow.compat.v1.train", "tensorflow.compat.v1",
+                          "tensorflow.compat"})
 
 
 def classify(module: cst.Module | MetadataWrapper) -> Level:
@@ -29,9 +36,14 @@ def classify(module: cst.Module | MetadataWrapper) -> Level:
         return "none"
     if any(_is_tf1_only(name) for name in tf_raw) or missing_names(tf_raw):
         return "tf1"
-    if any(name.startswith(("tensorflow.compat.v1", "tf_slim")) for name in tf_raw):
+    outside = {name for name in collector.names_outside_graph_code if canonical_tf_name(name) is not None}
+    if any(_is_compat(name) for name in outside):
         return "compat"
-    return "tf2"
+    return "wrapped" if any(_is_compat(name) for name in tf_raw) else "tf2"
+
+
+def _is_compat(raw_name: str) -> bool:
+    return raw_name.startswith(("tensorflow.compat.v1", "tf_slim"))
 
 
 class _QualifiedNameCollector(VersionGuards, cst.CSTVisitor):
@@ -40,7 +52,26 @@ class _QualifiedNameCollector(VersionGuards, cst.CSTVisitor):
     def __init__(self) -> None:
         super().__init__()
         self.names: set[str] = set()
+        self.names_outside_graph_code: set[str] = set()  # outside wrapped graph code and its wrappers
         self.tf2_calls: set[int] = set()  # callees of calls that are TF2 code (see passes_tf2_keyword)
+        self._graph_code: set[cst.CSTNode] = set()
+        self._inside_graph_code = 0
+
+    def visit_Module(self, node: cst.Module) -> None:
+        graph, wrappers = graph_code(node, self._qualified)
+        self._graph_code = graph | wrappers
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._inside_graph_code += node in self._graph_code
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._inside_graph_code -= original_node in self._graph_code
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._inside_graph_code += node in self._graph_code
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._inside_graph_code -= original_node in self._graph_code
 
     def _qualified(self, node: cst.CSTNode) -> set[str]:
         return {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
@@ -49,7 +80,10 @@ class _QualifiedNameCollector(VersionGuards, cst.CSTVisitor):
         if self.in_version_fallback(node):
             return  # only runs on a TensorFlow that lacks the current spelling, or has this one
         if id(node) not in self.tf2_calls and may_name_tensorflow(self, node):  # classify() reads TF's only
-            self.names.update(self._qualified(node))
+            names = self._qualified(node)
+            self.names.update(names)
+            if not self._inside_graph_code:
+                self.names_outside_graph_code.update(names - BRIDGE_NAMES)
 
     def visit_Call(self, node: cst.Call) -> None:
         if not may_name_tensorflow(self, node.func):

@@ -11,7 +11,7 @@ from migrate.families import FAMILY_NAMES
 from migrate.findings import FileResult
 
 STATUSES = ("changed", "unchanged", "skipped", "failed")
-LEVELS = ("tf2", "compat", "tf1", "none")
+LEVELS = ("tf2", "wrapped", "compat", "tf1", "none")
 
 
 @dataclass(frozen=True)
@@ -64,9 +64,9 @@ def render_json(report: Report) -> str:
 def render_markdown(report: Report) -> str:
     totals = report.totals()
     lines = [f"# tf-migrate {report.command} report", "",
-             "| files | changed | unchanged | skipped | failed | tf2 | compat | tf1 | needs a human |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-             "| {files} | {changed} | {unchanged} | {skipped} | {failed} | {tf2} | {compat} | {tf1} | "
+             "| files | changed | unchanged | skipped | failed | tf2 | wrapped | compat | tf1 | needs a human |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+             "| {files} | {changed} | {unchanged} | {skipped} | {failed} | {tf2} | {wrapped} | {compat} | {tf1} | "
              "{needs_human} |".format(**totals, **totals["levels"]), ""]
     lines += ["## Files", "", "| file | status | level | findings | note |", "|---|---|---|---:|---|"]
     for result in report.results:
@@ -92,7 +92,8 @@ def render_summary(report: Report) -> str:
     t = report.totals()
     verb = "would change" if report.command == "diff" else "changed"
     parts = [f"{t['changed']} file(s) {verb}", f"{t['unchanged']} unchanged", f"{t['skipped']} skipped",
-             f"{t['failed']} failed", f"levels: tf2 {t['levels']['tf2']}, compat {t['levels']['compat']}, "
+             f"{t['failed']} failed", f"levels: tf2 {t['levels']['tf2']}, wrapped {t['levels']['wrapped']}, "
+             f"compat {t['levels']['compat']}, "
              f"tf1 {t['levels']['tf1']}", f"{t['needs_human']} finding(s) need a human"]
     return "tf-migrate: " + "; ".join(parts) + "."
 

@@ -5,7 +5,7 @@ import re
 from collections import Counter
 from statistics import median
 
-LEVELS = ("tf2", "compat", "tf1", "none")
+LEVELS = ("tf2", "wrapped", "compat", "tf1", "none")
 VERDICTS = ("equivalent", "mismatch", "inconclusive", "failed", "error")
 TOP = 15
 

@@ -42,6 +42,7 @@ rnn_weights = _load_sibling("rnn_weights")
 fused = _load_sibling("fused")
 legacy = _load_sibling("legacy_side")
 random_streams = _load_sibling("random_streams")
+summaries = _load_sibling("summaries")
 np = recording.np
 
 
@@ -80,6 +81,7 @@ class WeightLoader:
         else:  # created while a tf.function is traced: assign outside the function graph
             with self.tf.init_scope():
                 variable.assign(value)
+            _initialize_wrapped_with(variable, value)
 
     def decide(self, variable):
         shape = variable.shape
@@ -128,6 +130,27 @@ class WeightLoader:
         return found
 
 
+# TFM203's helper building a wrapped TF1 graph (transforms/graph/bridge/runtime.py): right after it
+# creates a variable, it makes the op that assigns the variable's initial value when the program runs
+# its initializer.
+WRAPPED_GRAPH_BUILDER = "wrap_tf1_graph."
+
+
+def _initialize_wrapped_with(variable, value):
+    """Make the initializer op of a variable of a wrapped TF1 graph assign the legacy initial value, as
+    the legacy side's first initializer run is followed by the legacy weights (a later initializer
+    run assigns them again, where TF1 would draw a random initializer anew)."""
+    assign = variable.assign
+
+    def assign_aligned(new_value, *args, **kwargs):
+        caller = getattr(sys._getframe(1).f_code, "co_qualname", "")
+        if caller.startswith(WRAPPED_GRAPH_BUILDER):
+            new_value = value
+        return assign(new_value, *args, **kwargs)
+
+    variable.assign = assign_aligned
+
+
 class SessionProbe(legacy.LegacyProbe):
     """Session.run recording for migrated programs that still use sessions; loads weights instead of
     saving them."""
@@ -158,6 +181,11 @@ class RecordedFunction:
         if instance is None:
             return self
         return RecordedFunction(self._compiled.__get__(instance, owner), self._key, self._probe)
+
+    def get_concrete_function(self, *args, **kwargs):
+        """Its concrete function records its calls under the same key (TFM203's run-site functions are
+        called that way)."""
+        return RecordedFunction(self._compiled.get_concrete_function(*args, **kwargs), self._key, self._probe)
 
     def __getattr__(self, name):
         return getattr(self._compiled, name)
@@ -222,8 +250,28 @@ class FunctionProbe:
         start = time.perf_counter()
         outputs = compiled(*args, **kwargs)
         end = time.perf_counter()
-        self.recorder.record(key, start, end, outputs, inputs, pre=pre)
+        self.recorder.record(key, start, end, self.summaries_read(outputs), inputs, pre=pre)
         return outputs
+
+    def summaries_read(self, outputs):
+        """Serialized Summary protos a function returns (v1 summary ops kept in a wrapped TF1 graph,
+        TFM203) read as the legacy side reads the ones its session fetched: {tag: value}."""
+        strings = self.tf.string
+        if not any(getattr(leaf, "dtype", None) == strings for _, leaf in recording.flatten(outputs)):
+            return outputs
+        readable, _ = summaries.readable_summaries(_string_values(outputs, strings), self.tf.compat.v1.Summary)
+        return readable
+
+
+def _string_values(structure, strings):
+    """`structure` with its string tensors as bytes."""
+    if isinstance(structure, dict):
+        return {key: _string_values(value, strings) for key, value in structure.items()}
+    if isinstance(structure, (list, tuple)):
+        return [_string_values(value, strings) for value in structure]
+    if getattr(structure, "dtype", None) == strings and getattr(structure, "shape", None) == ():
+        return structure.numpy()
+    return structure
 
 
 def copy_input(leaf):

@@ -31,6 +31,10 @@ import zlib
 
 MAX_FRAMES = 64
 AUTOGRAPH_FILE_MARK = "__autograph_generated_file"
+# Helpers TFM203 writes into a migrated file (transforms/graph/bridge/runtime.py): an op they create
+# (a variable's initial value, made again inside the wrapped graph) belongs to the program's frame
+# that called them.
+BRIDGE_HELPERS = ("wrap_tf1_graph", "graph_function")
 # Module path words an API rename adds or drops (`tf.random_normal` -> `tf.random.normal`).
 _API_PATH_WORDS = frozenset(["tf", "tensorflow", "compat", "v1", "v2"])
 
@@ -100,6 +104,9 @@ class SiteLocator(object):
         for _ in range(MAX_FRAMES):
             if frame is None:
                 return None
+            if _is_bridge_helper(frame.f_code):
+                frame = frame.f_back
+                continue
             place = self._program_place(frame.f_code, frame.f_lineno)
             if place is not None:
                 return self._legacy_site(*place)
@@ -149,6 +156,11 @@ class SiteLocator(object):
             except (IOError, OSError):
                 self._maps[module] = {}
         return self._maps[module]
+
+
+def _is_bridge_helper(code):
+    qualified = getattr(code, "co_qualname", "")  # Python 3.11+, as the migrated side runs
+    return qualified.split(".", 1)[0] in BRIDGE_HELPERS
 
 
 def _read(path):

@@ -4,8 +4,9 @@ After renaming, graph-only APIs (`tf.compat.v1.placeholder`, `Session`, queue ru
 under TF2's default eager execution; that is exactly where `tf_upgrade_v2`'s output fails. So does a
 TF1 test's `self.test_session()`: TF1 ran every `tf.test.TestCase` test in graph mode, TF2 runs them
 eagerly. When a file uses one, imports tensorflow at module level and never disables v2 behaviour
-itself, this inserts `tf.compat.v1.disable_v2_behavior()` right after its imports. Runs after the
-renames.
+itself, this inserts `tf.compat.v1.disable_v2_behavior()` right after its imports. A file that builds
+its graph code inside `tf.compat.v1.wrap_function` (TFM203) runs eagerly and is left alone. Runs after
+the renames.
 """
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ GRAPH_ONLY = frozenset({
     "tf.train.MonitoredTrainingSession", "tf.train.SingularMonitoredSession",
 })
 DISABLERS = frozenset({"tf.disable_v2_behavior", "tf.disable_eager_execution"})
+# Graph code wrapped into a TF2 function graph (TFM203) builds there, under eager execution.
+GRAPH_WRAPPERS = frozenset({"tf.wrap_function"})
 GRAPH_TEST_SESSION = "TestCase.test_session"  # `self.test_session()`, TF1 tests' graph-mode session
 
 
@@ -76,7 +79,7 @@ class KeepGraphMode(TFTransform):
         return True
 
     def visit_Call(self, node: cst.Call) -> bool:
-        if direct_tf_name(self, node.func) in DISABLERS:
+        if direct_tf_name(self, node.func) in DISABLERS | GRAPH_WRAPPERS:
             self._disabled = True
         return True
 

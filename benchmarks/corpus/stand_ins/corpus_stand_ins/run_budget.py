@@ -97,10 +97,35 @@ def patch_session(module, budget: Budget) -> None:
 
 def patch_function(module, budget: Budget) -> None:
     from tensorflow.python.eager import context
+    from tensorflow.python.eager.polymorphic_function import concrete_function
 
     merged = merged_steps_from_environment()
     module.Function.__call__ = counted(module.Function.__call__, budget, context.executing_eagerly,
                                        lambda args, kwargs: merged.get(getattr(args[0], "__name__", ""), 1))
+    # TFM203's run-site functions (pruned from a wrapped TF1 graph) are called as concrete functions.
+    concrete = concrete_function.ConcreteFunction
+    concrete.__call__ = counted(concrete.__call__, budget, context.executing_eagerly,
+                                lambda args, kwargs: 0 if _initialises_only(args[0].graph) else 1)
+
+
+# Stateful ops of a function that only (re)initialises variables, as a run of the initializer op does.
+_INITIALISING_FUNCTION_OPS = {"AssignVariableOp", "ReadVariableOp", "StatefulPartitionedCall", "PartitionedCall",
+                              "RandomUniform", "RandomUniformInt", "RandomStandardNormal", "TruncatedNormal"}
+
+
+def _initialises_only(graph) -> bool:
+    stateful = {op.type for op in _operations(graph) if op._is_stateful}
+    return "AssignVariableOp" in stateful and stateful <= _INITIALISING_FUNCTION_OPS
+
+
+def _operations(graph):
+    """The ops of a function graph and of the functions it calls."""
+    for op in graph.get_operations():
+        yield op
+        if op.type in ("PartitionedCall", "StatefulPartitionedCall"):
+            called = graph._get_function(op.get_attr("f").name)
+            if called is not None:
+                yield from _operations(called.graph)
 
 
 class PostImportPatcher(importlib.abc.MetaPathFinder):

@@ -1,0 +1,129 @@
+"""The run sites of a wrapped graph, and every other use of its sessions.
+
+A run site is `sess.run(fetches[, feed_dict])`, `tensor.eval([feed_dict], session=sess)` or
+`op.run([feed_dict], session=sess)` (without `session=`, inside a `with tf.Session()` block or after an
+`InteractiveSession`, which make the session the default one). Its fetches and the keys of its feed
+dict must be graph values: names the region binds (and nothing else rebinds), their attributes and
+constant subscripts, and lists, tuples and dicts of those, so that the function pruned for the site can
+be made once, right after the graph is built. Initializer calls among the fetches
+(`sess.run(tf.global_variables_initializer())`) are made in the region instead.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import libcst as cst
+
+from transforms.common.syntax import Refusal, bind_arguments, code, is_constant
+
+INITIALIZERS = frozenset({"tf.global_variables_initializer", "tf.initialize_all_variables",
+                          "tf.local_variables_initializer", "tf.initialize_local_variables"})
+RUN_SIGNATURE = ["fetches", "feed_dict", "options", "run_metadata"]
+EVAL_SIGNATURE = ["feed_dict", "session"]
+
+
+@dataclass
+class RunSite:
+    call: cst.Call
+    fetches: cst.BaseExpression
+    feeds: list[cst.DictElement]  # key: the fed graph value, value: what is fed
+
+    def signature(self) -> tuple[str, tuple[str, ...]]:
+        """Sites with equal signatures share one pruned function."""
+        return code(self.fetches), tuple(code(element.key) for element in self.feeds)
+
+
+class GraphValues:
+    """Decides whether an expression is a graph value (see the module docstring)."""
+
+    def __init__(self, transform, region_names: set[str], other_names: set[str]) -> None:
+        self.transform = transform
+        self.names = region_names - other_names
+        self.initializer_calls: list[cst.Call] = []
+
+    def check(self, node: cst.BaseExpression, what: str) -> None:
+        if isinstance(node, cst.Name):
+            if node.value not in self.names:
+                raise Refusal(node, f"the {what} `{node.value}` is not a value the graph-building code binds")
+        elif isinstance(node, cst.Attribute):
+            self.check(node.value, what)
+        elif isinstance(node, cst.Subscript):
+            self.check(node.value, what)
+            if not all(isinstance(s.slice, cst.Index) and is_constant(s.slice.value) for s in node.slice):
+                raise Refusal(node, f"the {what} `{code(node)}` is subscripted by a value computed at the run")
+        elif isinstance(node, (cst.List, cst.Tuple)):
+            for element in node.elements:
+                if isinstance(element, cst.StarredElement):
+                    raise Refusal(node, f"the {what} `{code(node)}` unpacks a sequence")
+                self.check(element.value, what)
+        elif isinstance(node, cst.Dict):
+            for element in node.elements:
+                if not isinstance(element, cst.DictElement) or not is_constant(element.key):
+                    raise Refusal(node, f"the {what} `{code(node)}` is a dict with computed keys")
+                self.check(element.value, what)
+        elif isinstance(node, cst.Call) and self.transform.tf_name(node.func) in INITIALIZERS and not node.args:
+            self.initializer_calls.append(node)
+        else:
+            raise Refusal(node, f"the {what} `{code(node)}` is computed at the run, not by the graph")
+
+
+def read_run_call(call: cst.Call, values: GraphValues) -> RunSite:
+    """`sess.run(...)`."""
+    bound = bind_arguments(call, RUN_SIGNATURE, "Session.run")
+    for unsupported in ("options", "run_metadata"):
+        if unsupported in bound:
+            raise Refusal(call, f"Session.run({unsupported}=...) has no counterpart for a pruned function")
+    if "fetches" not in bound:
+        raise Refusal(call, "Session.run() without fetches")
+    values.check(bound["fetches"], "fetch")
+    return RunSite(call, bound["fetches"], _feeds(bound.get("feed_dict"), values))
+
+
+def read_eval_call(call: cst.Call, receiver: cst.BaseExpression, values: GraphValues) -> RunSite:
+    """`tensor.eval(...)` / `op.run(...)`."""
+    bound = bind_arguments(call, EVAL_SIGNATURE, "eval")
+    values.check(receiver, "fetch")
+    return RunSite(call, receiver, _feeds(bound.get("feed_dict"), values))
+
+
+def _feeds(feed_dict: cst.BaseExpression | None, values: GraphValues) -> list[cst.DictElement]:
+    if feed_dict is None or (isinstance(feed_dict, cst.Name) and feed_dict.value == "None"):
+        return []
+    if not isinstance(feed_dict, cst.Dict):
+        raise Refusal(feed_dict, f"the feed dict `{code(feed_dict)}` is not written at the run")
+    feeds = []
+    for element in feed_dict.elements:
+        if not isinstance(element, cst.DictElement):
+            raise Refusal(feed_dict, "the feed dict unpacks another mapping")
+        values.check(element.key, "fed value")
+        feeds.append(element)
+    keys = [code(element.key) for element in feeds]
+    if len(set(keys)) != len(keys):
+        raise Refusal(feed_dict, "the feed dict feeds one value twice")
+    return feeds
+
+
+def function_name(site: RunSite, taken: set[str]) -> str:
+    """`run_<fetched names>`, unique among `taken` (which it joins)."""
+    words = [word for word in _leaf_words(site.fetches) if word][:3] or ["graph"]
+    base = "run_" + "_".join(words)
+    name, number = base, 2
+    while name in taken:
+        name, number = f"{base}_{number}", number + 1
+    taken.add(name)
+    return name
+
+
+def _leaf_words(node: cst.BaseExpression) -> list[str]:
+    if isinstance(node, cst.Name):
+        return [node.value.strip("_")]
+    if isinstance(node, cst.Attribute):
+        return [node.attr.value.strip("_")]
+    if isinstance(node, cst.Subscript):
+        return _leaf_words(node.value)
+    if isinstance(node, (cst.List, cst.Tuple, cst.Dict)):
+        return [word for element in node.elements for word in _leaf_words(element.value)]
+    if isinstance(node, cst.Call):
+        return [re.sub(r"^(initialize_all|global)_variables(_initializer)?$", "init", code(node.func).rsplit(".", 1)[-1])]
+    return []

@@ -1,0 +1,153 @@
+"""Every use of a wrapped program's sessions, sorted into what the bridge rewrites: run sites, savers
+given the session, `sess.close()` lines. Any other use refuses the wrap."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import ParentNodeProvider
+
+from transforms.common.syntax import Refusal, code, walk
+from transforms.graph.bridge.region import Session
+from transforms.graph.bridge.sites import GraphValues, RunSite, read_eval_call, read_run_call
+from transforms.graph.bridge.writers import Writer
+
+SAVER_METHODS = frozenset({"save", "restore"})
+
+
+@dataclass
+class SessionUses:
+    sites: list[RunSite] = field(default_factory=list)
+    closes: list[cst.BaseStatement] = field(default_factory=list)  # `sess.close()` lines
+    saver_arguments: list[cst.Arg] = field(default_factory=list)  # the session given to save / restore
+    graph_reads: list[cst.Attribute] = field(default_factory=list)  # `sess.graph` given to a summary writer
+
+
+class UseReader:
+    def __init__(self, transform, scope: cst.CSTNode, sessions: list[Session], savers: set[str],
+                 values: GraphValues, writers: list[Writer]) -> None:
+        self.transform = transform
+        self.scope = scope  # where the sessions' names are read: their function, else the module
+        self.sessions = sessions
+        self.savers = savers
+        self.values = values
+        self.writer_calls = {id(writer.call) for writer in writers}
+        self.writer_names = {writer.name for writer in writers if writer.name}
+        self.uses = SessionUses()
+        self.seen_calls: set[int] = set()
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode:
+        return self.transform.get_metadata(ParentNodeProvider, node)
+
+    def read(self) -> SessionUses:
+        names = {session.name for session in self.sessions}
+        bindings = {id(node) for session in self.sessions for node in walk(self._binding(session))}
+        for node in walk(self.scope):
+            if isinstance(node, cst.Name) and node.value in names and id(node) not in bindings \
+                    and not self._is_attribute_name(node):
+                self._read_use(node)
+        self._read_default_session_evals()
+        return self.uses
+
+    def _binding(self, session: Session) -> cst.CSTNode:
+        block = session.block
+        return block.items[0].asname if block is not None else session.statement.body[0].targets[0]
+
+    def _is_attribute_name(self, node: cst.Name) -> bool:
+        parent = self.parent(node)
+        return (isinstance(parent, cst.Attribute) and parent.attr is node) or \
+            (isinstance(parent, cst.Arg) and parent.keyword is node)
+
+    def _read_use(self, node: cst.Name) -> None:
+        parent = self.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            call = self.parent(parent)
+            if isinstance(call, cst.Call) and call.func is parent:
+                if parent.attr.value == "run":
+                    self._add_site(read_run_call(call, self.values))
+                    return
+                if parent.attr.value == "close" and self._close_line(call) is not None:
+                    self.uses.closes.append(self._close_line(call))
+                    return
+            if parent.attr.value == "graph" and self._is_given_to_writer(parent):
+                self.uses.graph_reads.append(parent)
+                return
+        if isinstance(parent, cst.Arg):
+            call = self.parent(parent)
+            if self._is_saver_call(call, parent):
+                self.uses.saver_arguments.append(parent)
+                return
+            if self._is_eval_call(call) and parent.keyword is not None and parent.keyword.value == "session":
+                self._add_site(read_eval_call(call, call.func.value, self.values))
+                return
+        raise Refusal(node, f"the session is used by `{_short(self._statement_code(node))}`, "
+                            "not only to run the graph")
+
+    def _is_given_to_writer(self, attribute: cst.Attribute) -> bool:
+        """`tf.summary.FileWriter(logdir, sess.graph)` or `writer.add_graph(sess.graph)`."""
+        argument = self.parent(attribute)
+        call = self.parent(argument) if isinstance(argument, cst.Arg) else None
+        if not isinstance(call, cst.Call):
+            return False
+        func = call.func
+        return id(call) in self.writer_calls or (
+            isinstance(func, cst.Attribute) and func.attr.value == "add_graph"
+            and isinstance(func.value, cst.Name) and func.value.value in self.writer_names)
+
+    def _add_site(self, site: RunSite) -> None:
+        self.seen_calls.add(id(site.call))
+        self.uses.sites.append(site)
+
+    def _close_line(self, call: cst.Call) -> cst.BaseStatement | None:
+        expression = self.parent(call)
+        line = self.parent(expression) if isinstance(expression, cst.Expr) else None
+        if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and not call.args:
+            return line
+        return None
+
+    def _is_saver_call(self, call: cst.CSTNode, argument: cst.Arg) -> bool:
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
+            return False
+        receiver = call.func.value
+        positional_first = argument.keyword is None and call.args and call.args[0] is argument
+        by_keyword = argument.keyword is not None and argument.keyword.value == "sess"
+        return call.func.attr.value in SAVER_METHODS and isinstance(receiver, cst.Name) \
+            and receiver.value in self.savers and (positional_first or by_keyword)
+
+    @staticmethod
+    def _is_eval_call(call: cst.CSTNode) -> bool:
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+            and call.func.attr.value in ("eval", "run")
+
+    def _read_default_session_evals(self) -> None:
+        """`tensor.eval()` / `op.run()` where a session is the default one."""
+        interactive = any(session.interactive for session in self.sessions)
+        blocks = [session.block for session in self.sessions if session.block is not None]
+        scopes = [self.scope] if interactive else blocks
+        for scope in scopes:
+            for node in walk(scope):
+                if self._is_eval_call(node) and id(node) not in self.seen_calls \
+                        and not any(arg.keyword and arg.keyword.value == "session" for arg in node.args):
+                    self._read_default_eval(node)
+
+    def _read_default_eval(self, call: cst.Call) -> None:
+        receiver = call.func.value
+        try:
+            self.values.check(receiver, "evaluated value")
+        except Refusal:
+            if call.func.attr.value == "eval" and any(self.transform.tf_names(n) for n in walk(receiver)):
+                raise
+            return  # not a graph value: some other object's run() / eval()
+        self._add_site(read_eval_call(call, receiver, self.values))
+
+    def _statement_code(self, node: cst.CSTNode) -> str:
+        while not isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.Module)):
+            node = self.parent(node)
+        if isinstance(node, cst.BaseCompoundStatement):
+            return code(node).splitlines()[0]
+        return code(node)
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 70 else text[:67] + "..."

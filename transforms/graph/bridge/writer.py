@@ -1,0 +1,237 @@
+"""Writing a read bridge plan: the region becomes `build_graph()`, wrapped once; each run-site signature
+a function pruned from it; savers are built after it; sessions disappear."""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import libcst as cst
+
+from transforms.common.imports import position_after_imports
+from transforms.common.inserted_code import after_blank_lines, insert_definitions, parsed_definitions
+from transforms.common.syntax import code, load_names, replace_nodes, unwrapped_block
+from transforms.graph.bridge.bindings import bound_names
+from transforms.graph.bridge.plan import Plan
+from transforms.graph.bridge.savers import outside_listing
+from transforms.graph.bridge.sites import RunSite, function_name
+
+HELPERS = ("wrap_tf1_graph", "graph_function", "TF1FileWriter")
+
+
+@lru_cache(maxsize=1)
+def runtime_definitions() -> dict[str, str]:
+    """Each helper's definition in runtime.py, by name."""
+    module = cst.parse_module(Path(__file__).with_name("runtime.py").read_text(encoding="utf-8"))
+    return {statement.name.value: cst.Module(body=[statement]).code for statement in module.body
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef))}
+
+
+class BridgeWriter:
+    def __init__(self, transform, module: cst.Module, plan: Plan, tf: str) -> None:
+        self.transform = transform
+        self.module = module
+        self.plan = plan
+        self.tf = tf
+        self.taken = {name.value for name in load_names(module, parameters=True)} | bound_names(module.body)
+        self.build_name = self._allocate("build_graph")
+        self.graph_name = self._allocate("graph")
+        self.replacements: dict[int, object] = {}
+        self.functions: list[tuple[str, RunSite]] = []  # (name, first site) per signature
+        self.site_names: list[tuple[cst.Call, str]] = []
+        self.region_tail: list[cst.BaseStatement] = []
+        self.listings: dict[str, str] = {}
+
+    def _allocate(self, name: str) -> str:
+        base, number = name, 2
+        while name in self.taken:
+            name, number = f"{base}_{number}", number + 1
+        self.taken.add(name)
+        return name
+
+    def write(self) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
+        self._initializers()
+        self._sites()
+        self._session_uses()
+        after_graph = [self._wrap_line(), *self._function_lines(), *self._saver_lines(), *self._writer_lines()]
+        layout = self.plan.layout
+        body = layout.body
+        gone = [*layout.dropped, *self.plan.config_lines]
+        pre = [s for s in body[:layout.start] if s not in gone]
+        rest = [s for statement in body[layout.region_end:] if statement not in gone
+                for s in self._after(statement)]
+        build = self._build_function(pre)
+        module = self._with_host_body([*pre, *build, *after_graph, *rest])
+        needed = ["wrap_tf1_graph", "graph_function"] + (["TF1FileWriter"] if self.plan.writers else [])
+        helpers = parsed_definitions([runtime_definitions()[name] for name in needed], self.tf)
+        body = insert_definitions(list(module.body), position_after_imports(list(module.body)), helpers)
+        return module.with_changes(body=body), self.site_names
+
+    def _with_host_body(self, statements: list[cst.BaseStatement]) -> cst.Module:
+        host, dropped = self.plan.layout.host, self.plan.layout.dropped
+        if isinstance(host, cst.Module):
+            return host.with_changes(body=statements)
+        new_host = host.with_changes(body=host.body.with_changes(body=statements))
+        return self.module.with_changes(body=[new_host if statement is host else statement
+                                              for statement in self.module.body if statement not in dropped])
+
+    # -- the region ----------------------------------------------------------------------------------
+
+    def _build_function(self, pre: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+        """`def build_graph():` holding the region, its names declared global (nonlocal in a function,
+        bound before it where they are not yet)."""
+        moved = {id(writer.statement) for writer in self.plan.writers if writer.statement in self.plan.region}
+        region = [statement for statement in self.plan.region
+                  if statement not in self.plan.config_lines and id(statement) not in moved]
+        statements = [self._in_region(statement) for statement in region] + self.region_tail
+        statements = [statement.visit(_UnindentedBlankLines()) for statement in statements]
+        names = sorted(bound_names(statements))
+        layout = self.plan.layout
+        declarations = _declarations("nonlocal" if layout.in_function else "global", names)
+        comments = statements[0].leading_lines
+        statements[0] = statements[0].with_changes(leading_lines=[])
+        docstring = cst.SimpleStatementLine([cst.Expr(cst.SimpleString(
+            '"""The TF1 graph of this program, built once by wrap_tf1_graph below."""'))])
+        function = cst.FunctionDef(cst.Name(self.build_name), cst.Parameters(),
+                                   cst.IndentedBlock([docstring, *declarations, *statements]), leading_lines=comments)
+        if not layout.in_function:
+            return [after_blank_lines(function) if isinstance(layout.host, cst.Module) else function]
+        known = bound_names(pre) | _parameters(layout.host)
+        bindings = _bindings_to_none([name for name in names if name not in known])
+        if not bindings:
+            return [function]
+        bindings[0] = bindings[0].with_changes(leading_lines=comments)
+        return [*bindings, function.with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
+
+    def _in_region(self, statement: cst.BaseStatement) -> cst.BaseStatement:
+        for saver in self.plan.savers:
+            if saver.in_region and saver.statement is statement:
+                return saver.listing(self.tf)
+        return replace_nodes(statement, self.replacements)
+
+    def _initializers(self) -> None:
+        """`sess.run(tf.global_variables_initializer())`: the initializer is made at the end of the graph."""
+        made: dict[str, str] = {}
+        for call in self.plan.initializer_calls:
+            key = code(call)
+            if key not in made:
+                made[key] = self._allocate("initialize_local_variables" if "local" in key else "initialize_variables")
+                self.region_tail.append(cst.parse_statement(f"{made[key]} = {key}\n"))
+            name = made[key]
+            self.replacements[id(call)] = lambda _, name=name: cst.Name(name)
+
+    # -- after the graph -----------------------------------------------------------------------------
+
+    def _wrap_line(self) -> cst.BaseStatement:
+        line = cst.parse_statement(f"{self.graph_name} = wrap_tf1_graph({self.build_name})\n")
+        blank_lines = 2 if isinstance(self.plan.layout.host, cst.Module) else 1
+        return line.with_changes(leading_lines=[cst.EmptyLine(indent=False)] * blank_lines)
+
+    def _sites(self) -> None:
+        by_signature: dict[tuple, str] = {}
+        for site in self.plan.uses.sites:
+            signature = site.signature()
+            if signature not in by_signature:
+                by_signature[signature] = function_name(site, self.taken)
+                self.functions.append((by_signature[signature], site))
+            name = by_signature[signature]
+            self.site_names.append((site.call, name))
+            values = [element.value for element in site.feeds]
+            self.replacements[id(site.call)] = lambda _, name=name, values=values: cst.Call(
+                cst.Name(name), [cst.Arg(value) for value in values])
+
+    def _function_lines(self) -> list[cst.BaseStatement]:
+        lines = []
+        for name, site in self.functions:
+            fetches = code(replace_nodes(site.fetches, self.replacements))
+            feeds = ", ".join(code(element.key) for element in site.feeds)
+            lines.append(cst.parse_statement(
+                f'{name} = graph_function({self.graph_name}, [{feeds}], {fetches}, "{name}")\n'))
+        return lines
+
+    def _saver_lines(self) -> list[cst.BaseStatement]:
+        lines = []
+        for saver in self.plan.savers:
+            if saver.in_region:
+                construction = saver.construction(saver.variables_name())
+                lines.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(saver.name))], construction)]))
+            else:
+                name = self._graph_listing(outside_listing(self.transform, saver))
+                call = saver.construction(name)
+                self.replacements[id(saver.call)] = lambda _, call=call: call
+        return lines
+
+    def _writer_lines(self) -> list[cst.BaseStatement]:
+        """Writers become TF1FileWriter; one made in the region is made after the graph."""
+        lines = []
+        for writer in self.plan.writers:
+            self.replacements[id(writer.call.func)] = lambda _: cst.Name("TF1FileWriter")
+            if writer.statement in self.plan.region:
+                lines.append(replace_nodes(writer.statement, self.replacements))
+        return lines
+
+    def _graph_listing(self, listing: str) -> str:
+        """A name for the graph's `global_variables()` / `trainable_variables()`, listed at its end."""
+        if listing not in self.listings:
+            self.listings[listing] = self._allocate(f"{listing}_of_graph")
+            self.region_tail.append(cst.parse_statement(f"{self.listings[listing]} = {self.tf}.{listing}()\n"))
+        return self.listings[listing]
+
+    def _session_uses(self) -> None:
+        uses = self.plan.uses
+        for line in uses.closes:
+            self.replacements[id(line)] = lambda _: cst.RemovalSentinel.REMOVE
+        for argument in uses.saver_arguments:
+            self.replacements[id(argument)] = lambda updated: updated.with_changes(value=cst.Name("None"))
+        for read in uses.graph_reads:
+            self.replacements[id(read)] = lambda _: cst.Attribute(cst.Name(self.graph_name), cst.Name("graph"))
+
+    def _after(self, statement: cst.BaseStatement) -> list[cst.BaseStatement]:
+        """A statement after the graph: a session block unwrapped, a session line dropped."""
+        for session in self.plan.layout.sessions:
+            if session.statement is statement:
+                if session.block is None:
+                    return []
+                kept = [s for s in statement.body.body if s not in self.plan.layout.hoisted]
+                rewritten = replace_nodes(statement.with_changes(body=statement.body.with_changes(body=kept)),
+                                          self.replacements)
+                return list(unwrapped_block(rewritten).nodes)
+        if statement in self.plan.uses.closes:
+            return []
+        return [replace_nodes(statement, self.replacements)]
+
+
+class _UnindentedBlankLines(cst.CSTTransformer):
+    """Blank lines of code moved into a function stay empty (no indentation whitespace)."""
+
+    def leave_EmptyLine(self, original_node: cst.EmptyLine, updated_node: cst.EmptyLine) -> cst.EmptyLine:
+        return updated_node.with_changes(indent=False) if updated_node.comment is None else updated_node
+
+
+def _declarations(keyword: str, names: list[str]) -> list[cst.SimpleStatementLine]:
+    """`global a, b, ...` lines (or nonlocal) of at most about 100 characters each."""
+    node = cst.Global if keyword == "global" else cst.Nonlocal
+    return [cst.SimpleStatementLine([node([cst.NameItem(cst.Name(name)) for name in chunk])])
+            for chunk in _chunks(names, 100 - len(keyword) - 5)]
+
+
+def _bindings_to_none(names: list[str]) -> list[cst.SimpleStatementLine]:
+    """`a = b = None` lines: names build_graph() binds, so that it can declare them nonlocal."""
+    return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name)) for name in chunk],
+                                                cst.Name("None"))])
+            for chunk in _chunks(names, 90)]
+
+
+def _chunks(names: list[str], width: int) -> list[list[str]]:
+    chunks: list[list[str]] = [[]]
+    for name in names:
+        if chunks[-1] and sum(len(n) + 3 for n in chunks[-1]) + len(name) > width:
+            chunks.append([])
+        chunks[-1].append(name)
+    return [chunk for chunk in chunks if chunk]
+
+
+def _parameters(function: cst.FunctionDef) -> set[str]:
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return {param.name.value for param in every}

@@ -1,0 +1,93 @@
+"""TFM203: a session program TFM201 left as it was -> its TF1 graph built once by
+`tf.compat.v1.wrap_function`, each run site a TF2 function pruned from that graph.
+
+When TFM201 refuses a program (a construct its analysis does not model), the graph-building code is
+kept as it is, but no longer the whole file: the program runs eagerly, without sessions.
+
+    x = tf.placeholder(tf.float32, [None, 784])         def build_graph():
+    ...                                                     global x, ..., train_op, loss
+    train_op = optimizer.minimize(loss)                     x = tf.placeholder(tf.float32, [None, 784])
+    init = tf.global_variables_initializer()     ->         ...
+    with tf.Session() as sess:                          graph = wrap_tf1_graph(build_graph)
+        sess.run(init)                                  run_init = graph_function(graph, [], init, "run_init")
+        for batch_x, batch_y in batches:                run_train_op_loss = graph_function(graph, [x, y], [train_op, loss], ...)
+            _, l = sess.run([train_op, loss],           run_init()
+                            {x: batch_x, y: batch_y})   for batch_x, batch_y in batches:
+                                                            _, l = run_train_op_loss(batch_x, batch_y)
+
+`wrap_tf1_graph` and `graph_function` are written into the file (transforms/graph/bridge/runtime.py):
+variables keep TF1's life cycle (zeros until the initializer op runs; running it again draws new
+values), fed values convert to their placeholder's dtype, results come back as NumPy. Savers are
+built after the graph over the same variables and keep TF1's checkpoint format
+(transforms/graph/bridge/savers.py). The program's shape is read in transforms/graph/bridge/: the
+region and sessions (region.py), run sites (sites.py), other session uses (uses.py).
+
+Refused, with the reason in an info finding, so the file stays on compat.v1 sessions: sessions that
+are not opened at the top level, a session passed to other code or used for more than running the
+graph (its `graph` for a FileWriter, queue runners), fetches or feed keys computed after the graph,
+graph built after the session opened, `import tensorflow.compat.v1 as tf`.
+"""
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider
+
+from transforms.base import RUN_SITES_KEY, TFTransform
+from transforms.common.qualnames import dotted_name, tensorflow_alias
+from transforms.common.syntax import Refusal
+from transforms.graph.bridge.plan import read_plan
+from transforms.graph.bridge.region import NO_SESSION
+from transforms.graph.bridge.writer import HELPERS, BridgeWriter
+
+
+class WrapGraphRegions(TFTransform):
+    CODE = "TFM203"
+    DESCRIPTION = ("Session programs TFM201 left as they were -> the TF1 graph built once by "
+                   "tf.compat.v1.wrap_function, each run site a pruned TF2 function")
+    SAFETY = "safe"
+    PHASE = 21  # after TFM201, on what it refused; before the speed rewrites and the renames
+    TRIGGERS = ("Session",)
+    IDENTIFIERS = frozenset({"Session", "InteractiveSession"})
+
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ParentNodeProvider)
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        tf = tensorflow_alias(original_node)
+        if tf is None:
+            return updated_node
+        try:
+            self._check_module(original_node)
+            plan = read_plan(self, original_node)
+            module, site_names = BridgeWriter(self, original_node, plan, tf).write()
+        except Refusal as refusal:
+            if refusal.message != NO_SESSION:
+                self.report(refusal.node or original_node, f"graph not wrapped for TF2 either: {refusal.message}",
+                            fixed=False, severity="info")
+            return updated_node
+        functions = sorted({name for _, name in site_names})
+        self.report(plan.layout.sessions[0].call,
+                    f"graph kept as TF1 code, built once by tf.compat.v1.wrap_function; its session runs are "
+                    f"TF2 functions pruned from it ({', '.join(f + '()' for f in functions)}); random initial "
+                    "values are drawn with other op seeds than TF1 gave them", fixed=True, severity="warning")
+        for call, name in site_names:
+            line = self.get_metadata(PositionProvider, call).start.line
+            self.context.scratch.setdefault(RUN_SITES_KEY, []).append((line, name))
+            self.report(call, f"session run -> {name}(), pruned from the wrapped graph", fixed=True)
+        for line in plan.config_lines[:1]:
+            self.report(line, "the sessions' tf.ConfigProto is gone with them; TF2 takes such settings from "
+                        "tf.config (allow_growth: tf.config.experimental.set_memory_growth, soft placement: "
+                        "tf.config.set_soft_device_placement)", fixed=True)
+        for saver in plan.savers:
+            self.report(saver.call, "tf.train.Saver built after the wrapped graph over the same variables: "
+                        "TF1 checkpoints, names and format kept", fixed=True)
+        return module
+
+    def _check_module(self, module: cst.Module) -> None:
+        for statement in module.body:
+            for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.Import) and any(
+                        dotted_name(alias.name) == "tensorflow.compat.v1" for alias in small.names):
+                    raise Refusal(small, "TensorFlow is imported as its v1 API")
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and statement.name.value in HELPERS:
+                raise Refusal(statement, f"the file already defines {statement.name.value}")
+
