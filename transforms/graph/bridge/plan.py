@@ -10,7 +10,6 @@ from transforms.common.graph_symbols import Category, categorize
 from transforms.common.syntax import Refusal, calls_under, walk
 from transforms.graph.bridge.bindings import bound_names
 from transforms.graph.bridge.configs import session_config_lines
-from transforms.graph.bridge.feed_dicts import NamedFeedDicts
 from transforms.graph.bridge.region import GRAPH_RESETS, Layout, calls_only, read_layout
 from transforms.graph.bridge.savers import Saver, read_savers
 from transforms.graph.bridge.sites import GraphValues, RunSite
@@ -53,8 +52,8 @@ def read_plan(transform, module: cst.Module) -> Plan:
     _check_region(transform, region)
     _check_stateful_inputs(transform, module)
     region_names = bound_names(region)
+    values = GraphValues(transform, region_names, bound_names(after))
     scope = layout.host if layout.in_function else module  # where the session's name is read
-    values = GraphValues(transform, region_names, bound_names(after), NamedFeedDicts(scope))
     savers = read_savers(transform, scope, region)
     writers = read_writers(transform, scope, region)
     uses = UseReader(transform, scope, layout.sessions, {saver.name for saver in savers}, values, writers).read()

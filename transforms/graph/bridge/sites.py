@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import libcst as cst
 
 from transforms.common.syntax import Refusal, bind_arguments, code, is_constant
-from transforms.graph.bridge.feed_dicts import NamedFeedDicts
 
 INITIALIZERS = frozenset({"tf.global_variables_initializer", "tf.initialize_all_variables",
                           "tf.local_variables_initializer", "tf.initialize_local_variables"})
@@ -38,10 +37,8 @@ class RunSite:
 class GraphValues:
     """Decides whether an expression is a graph value (see the module docstring)."""
 
-    def __init__(self, transform, region_names: set[str], other_names: set[str],
-                 feed_dicts: NamedFeedDicts | None = None) -> None:
+    def __init__(self, transform, region_names: set[str], other_names: set[str]) -> None:
         self.transform = transform
-        self.feed_dicts = feed_dicts
         self.names = region_names - other_names
         self.initializer_calls: list[cst.Call] = []
 
@@ -93,14 +90,11 @@ def read_eval_call(call: cst.Call, receiver: cst.BaseExpression, values: GraphVa
 def _feeds(feed_dict: cst.BaseExpression | None, values: GraphValues) -> list[cst.DictElement]:
     if feed_dict is None or (isinstance(feed_dict, cst.Name) and feed_dict.value == "None"):
         return []
-    elements = feed_dict.elements if isinstance(feed_dict, cst.Dict) else None
-    if isinstance(feed_dict, cst.Name) and values.feed_dicts is not None:
-        elements = values.feed_dicts.elements(feed_dict.value)
-    if elements is None:
-        raise Refusal(feed_dict, f"the feed dict `{code(feed_dict)}` is neither a dict literal at the run nor a "
-                                 "name only ever bound to dict literals with the same keys")
+    if not isinstance(feed_dict, cst.Dict):
+        raise Refusal(feed_dict, f"the feed dict `{code(feed_dict)}` is not written at the run (a dict keyed by "
+                                 "graph tensors cannot be built outside the graph: TF2 tensors are unhashable)")
     feeds = []
-    for element in elements:
+    for element in feed_dict.elements:
         if not isinstance(element, cst.DictElement):
             raise Refusal(feed_dict, "the feed dict unpacks another mapping")
         values.check(element.key, "fed value")
