@@ -10,7 +10,7 @@ kept as it is, but no longer the whole file: the program runs eagerly, without s
     init = tf.global_variables_initializer()     ->         ...
     with tf.Session() as sess:                          graph = wrap_tf1_graph(build_graph)
         sess.run(init)                                  run_init = graph_function(graph, [], init, "run_init")
-        for batch_x, batch_y in batches:                run_train_op_loss = graph_function(graph, [x, y], [train_op, loss], ...)
+        for batch_x, batch_y in batches:                run_train_op_loss = graph_function(graph, [x, y], ...)
             _, l = sess.run([train_op, loss],           run_init()
                             {x: batch_x, y: batch_y})   for batch_x, batch_y in batches:
                                                             _, l = run_train_op_loss(batch_x, batch_y)
@@ -19,13 +19,17 @@ kept as it is, but no longer the whole file: the program runs eagerly, without s
 variables keep TF1's life cycle (zeros until the initializer op runs; running it again draws new
 values), fed values convert to their placeholder's dtype, results come back as NumPy. Savers are
 built after the graph over the same variables and keep TF1's checkpoint format
-(transforms/graph/bridge/savers.py). The program's shape is read in transforms/graph/bridge/: the
-region and sessions (region.py), run sites (sites.py), other session uses (uses.py).
+(transforms/graph/bridge/savers.py); FileWriters become `TF1FileWriter` (writers.py); the sessions'
+ConfigProto goes with them (configs.py). The program's shape is read in transforms/graph/bridge/: the
+region and sessions (region.py), run sites (sites.py), other session uses (uses.py), all checked in
+plan.py and written by writer.py.
 
-Refused, with the reason in an info finding, so the file stays on compat.v1 sessions: sessions that
-are not opened at the top level, a session passed to other code or used for more than running the
-graph (its `graph` for a FileWriter, queue runners), fetches or feed keys computed after the graph,
-graph built after the session opened, `import tensorflow.compat.v1 as tf`.
+Refused, with the reason in an info finding, so the file stays on compat.v1 sessions: sessions opened
+other than directly in one host (the module, a top-level function, the `if __name__ == "__main__":`
+block), a session passed to other code or used for more than running the graph, iterators and queues
+(a pruned function would restart their state on every call), fetches or feed keys computed after the
+graph, a feed dict built before the run (TF2 tensors cannot key a dict outside a graph), graph built
+after the session opened, `import tensorflow.compat.v1 as tf`.
 """
 from __future__ import annotations
 

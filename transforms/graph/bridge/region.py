@@ -2,8 +2,10 @@
 
 Both happen in one host: the module, a top-level function (`main()`, `train()`) or the
 `if __name__ == "__main__":` block. The graph region runs from the first statement of the host that
-uses TensorFlow (after imports, definitions and a leading `tf.reset_default_graph()`) to the statement
-before the first session. Every session must be opened directly in the host after it:
+uses TensorFlow or calls the program's own code (after imports, definitions and a leading
+`tf.reset_default_graph()`) to the statement before the first session, and takes in the statements a
+first `with tf.Session() as sess:` block begins with that build graph without the session
+(`model = Model(...)`). Every session must be opened directly in the host after it:
 `with tf.Session(...) as sess:` or `sess = tf.Session(...)`.
 """
 from __future__ import annotations

@@ -76,7 +76,9 @@ def _check_outside_var_list(transform, saver: Saver) -> None:
     var_list = bind_arguments(saver.call, SAVER_SIGNATURE, "Saver").get("var_list")
     if var_list is None:
         return
-    if not (isinstance(var_list, cst.Call) and not var_list.args and transform.tf_name(var_list.func) in VARIABLE_LISTS):
+    lists_variables = isinstance(var_list, cst.Call) and not var_list.args \
+        and transform.tf_name(var_list.func) in VARIABLE_LISTS
+    if not lists_variables:
         raise Refusal(var_list, f"a Saver made after the graph over `{code(var_list)}`")
 
 

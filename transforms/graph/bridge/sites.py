@@ -126,5 +126,6 @@ def _leaf_words(node: cst.BaseExpression) -> list[str]:
     if isinstance(node, (cst.List, cst.Tuple, cst.Dict)):
         return [word for element in node.elements for word in _leaf_words(element.value)]
     if isinstance(node, cst.Call):
-        return [re.sub(r"^(initialize_all|global)_variables(_initializer)?$", "init", code(node.func).rsplit(".", 1)[-1])]
+        function = code(node.func).rsplit(".", 1)[-1]
+        return [re.sub(r"^(initialize_all|global)_variables(_initializer)?$", "init", function)]
     return []

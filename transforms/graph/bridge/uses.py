@@ -1,5 +1,6 @@
 """Every use of a wrapped program's sessions, sorted into what the bridge rewrites: run sites, savers
-given the session, `sess.close()` lines. Any other use refuses the wrap."""
+given the session, `sess.graph` given to a summary writer, `sess.close()` lines. Any other use refuses
+the wrap."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -62,7 +62,8 @@ class BridgeWriter:
         build = self._build_function(pre)
         module = self._with_host_body([*pre, *build, *after_graph, *rest])
         needed = ["wrap_tf1_graph", "graph_function"] + (["TF1FileWriter"] if self.plan.writers else [])
-        helpers = parsed_definitions([runtime_definitions()[name] for name in needed], self.tf)
+        helpers = [after_blank_lines(helper)
+                   for helper in parsed_definitions([runtime_definitions()[name] for name in needed], self.tf)]
         body = insert_definitions(list(module.body), position_after_imports(list(module.body)), helpers)
         return module.with_changes(body=body), self.site_names
 
@@ -153,7 +154,8 @@ class BridgeWriter:
         for saver in self.plan.savers:
             if saver.in_region:
                 construction = saver.construction(saver.variables_name())
-                lines.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(saver.name))], construction)]))
+                assignment = cst.Assign([cst.AssignTarget(cst.Name(saver.name))], construction)
+                lines.append(cst.SimpleStatementLine([assignment]))
             else:
                 name = self._graph_listing(outside_listing(self.transform, saver))
                 call = saver.construction(name)
