@@ -19,6 +19,8 @@ Definition = cst.FunctionDef | cst.ClassDef
 def graph_code(module: cst.Module, qualified_names) -> tuple[set[Definition], set[Definition]]:
     """(graph code, wrapper helpers) among the function and class definitions of `module` (at any depth;
     definitions are told apart by name); `qualified_names(node)` gives the names a callee may refer to."""
+    if not any(_spells_wrap_function(node) for node in walk(module)):
+        return set(), set()  # most files: no wrapped graph, and no qualified names to resolve for it
     definitions: dict[str, list[Definition]] = {}
     for node in walk(module):
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
@@ -43,6 +45,11 @@ def graph_code(module: cst.Module, qualified_names) -> tuple[set[Definition], se
     read(module, None)
     _add_used_only_by_graph_code(graph, definitions, users)
     return graph, wrappers
+
+
+def _spells_wrap_function(node: cst.CSTNode) -> bool:
+    return (isinstance(node, cst.Attribute) and node.attr.value == "wrap_function") or \
+        (isinstance(node, cst.Name) and node.value == "wrap_function")
 
 
 def _is_wrap_call(call: cst.Call, wrapper_names: set[str], qualified_names) -> bool:

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 
 import libcst as cst
 
-from transforms.common.syntax import children
+from transforms.common.syntax import children, only_small_statement, walk
 
 _OWN_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
                cst.GeneratorExp)
@@ -19,6 +19,16 @@ def bound_names(statements: Iterable[cst.CSTNode]) -> set[str]:
         for target in _targets(statement):
             names.update(_names_in_target(target))
     return names
+
+
+def name_assignments(scope: cst.CSTNode) -> dict[int, tuple[str, cst.SimpleStatementLine]]:
+    """The `name = value` lines under `scope`, by the identity of their value: (name, line)."""
+    found = {}
+    for node in walk(scope):
+        small = only_small_statement(node) if isinstance(node, cst.SimpleStatementLine) else None
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+            found[id(small.value)] = (small.targets[0].target.value, node)
+    return found
 
 
 def _targets(node: cst.CSTNode) -> Iterator[cst.CSTNode]:

@@ -29,14 +29,14 @@ def session_config_lines(transform, layout: Layout) -> list[cst.BaseStatement]:
 
 
 def _builds_config(transform, statement: cst.BaseStatement, name: str) -> bool:
-    small = only_small_statement(statement) if isinstance(statement, cst.SimpleStatementLine) else None
+    small = only_small_statement(statement)
     return isinstance(small, cst.Assign) and len(small.targets) == 1 \
         and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name \
         and isinstance(small.value, cst.Call) and transform.tf_name(small.value.func) in CONFIG_PROTOS
 
 
 def _sets_attribute_of(statement: cst.BaseStatement, name: str) -> bool:
-    small = only_small_statement(statement) if isinstance(statement, cst.SimpleStatementLine) else None
+    small = only_small_statement(statement)
     if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
         return False
     target = small.targets[0].target

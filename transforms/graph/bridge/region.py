@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from transforms.common.graph_symbols import Category, categorize
-from transforms.common.syntax import Refusal, calls_under, children, is_docstring, only_small_statement, walk
+from transforms.common.qualnames import dotted_name
+from transforms.common.syntax import (Refusal, calls_under, children, is_docstring, leftmost_name,
+                                      only_small_statement, walk)
 
 SESSIONS = frozenset({"tf.Session", "tf.InteractiveSession"})
 GRAPH_RESETS = frozenset({"tf.reset_default_graph"})
@@ -163,16 +165,14 @@ def _region_start(transform, statements: list[cst.BaseStatement], builders: set[
         if any(categorize(name)[0] is not Category.PYTHON
                for node in _outermost_names(statement) for name in transform.tf_names(node)):
             return index
-        if any(isinstance(call.func, (cst.Name, cst.Attribute)) and _leftmost(call.func) in builders
-               for call in calls_under(statement)):
+        if any(_leftmost_value(call.func) in builders for call in calls_under(statement)):
             return index
     return len(statements)
 
 
-def _leftmost(node: cst.BaseExpression) -> str | None:
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return node.value if isinstance(node, cst.Name) else None
+def _leftmost_value(node: cst.BaseExpression) -> str | None:
+    name = leftmost_name(node)
+    return name.value if name is not None else None
 
 
 def _program_callables(module: cst.Module) -> set[str]:
@@ -183,23 +183,19 @@ def _program_callables(module: cst.Module) -> set[str]:
         if isinstance(node, cst.ImportFrom) and node.relative:
             names |= _imported_names(node)
         elif isinstance(node, cst.ImportFrom) and node.module is not None:
-            if _is_program_module(_dotted(node.module)):
+            if _is_program_module(dotted_name(node.module)):
                 names |= _imported_names(node)
         elif isinstance(node, cst.Import):
             for alias in node.names:
-                if _is_program_module(_dotted(alias.name)):
-                    names.add(alias.asname.name.value if alias.asname else _dotted(alias.name).split(".")[0])
+                if _is_program_module(dotted_name(alias.name)):
+                    names.add(alias.asname.name.value if alias.asname else dotted_name(alias.name).split(".")[0])
     return names
 
 
 def _imported_names(node: cst.ImportFrom) -> set[str]:
     if isinstance(node.names, cst.ImportStar):
         return set()
-    return {(alias.asname.name.value if alias.asname else _dotted(alias.name)) for alias in node.names}
-
-
-def _dotted(node: cst.BaseExpression) -> str:
-    return node.value if isinstance(node, cst.Name) else f"{_dotted(node.value)}.{node.attr.value}"
+    return {(alias.asname.name.value if alias.asname else dotted_name(alias.name)) for alias in node.names}
 
 
 def _is_program_module(name: str) -> bool:
@@ -230,7 +226,7 @@ def _inner_nodes(node: cst.BaseExpression):
 def _is_preamble(transform, statement: cst.BaseStatement) -> bool:
     if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) or is_docstring(statement):
         return True
-    small = only_small_statement(statement) if isinstance(statement, cst.SimpleStatementLine) else None
+    small = only_small_statement(statement)
     if isinstance(small, (cst.Import, cst.ImportFrom)):
         return True
     return calls_only(transform, statement, GRAPH_RESETS | V2_DISABLERS)
@@ -238,6 +234,6 @@ def _is_preamble(transform, statement: cst.BaseStatement) -> bool:
 
 def calls_only(transform, statement: cst.BaseStatement, names: frozenset[str]) -> bool:
     """Whether `statement` is a line calling one of the TF functions `names`, and nothing else."""
-    small = only_small_statement(statement) if isinstance(statement, cst.SimpleStatementLine) else None
+    small = only_small_statement(statement)
     return isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
         and transform.tf_name(small.value.func) in names

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from transforms.common.graph_symbols import Category, categorize
-from transforms.common.syntax import Refusal, bind_arguments, calls_under, code, only_small_statement, walk
+from transforms.common.syntax import Refusal, bind_arguments, calls_under, code
+from transforms.graph.bridge.bindings import name_assignments
 
 SAVER_SIGNATURE = ["var_list", "reshape", "sharded", "max_to_keep", "keep_checkpoint_every_n_hours", "name",
                    "restore_sequentially", "saver_def", "builder", "defer_build", "allow_empty",
@@ -23,14 +24,14 @@ class Saver:
     name: str
     call: cst.Call
     in_region: bool
+    var_list: cst.BaseExpression | None  # as the call gives it
 
     def variables_name(self) -> str:
         return f"{self.name}_variables"
 
     def listing(self, tf: str) -> cst.SimpleStatementLine:
         """`<saver>_variables = <var_list>`, in the graph where the Saver was."""
-        var_list = bind_arguments(self.call, SAVER_SIGNATURE, "Saver").get("var_list")
-        value = code(var_list) if var_list is not None else f"{tf}.global_variables()"
+        value = code(self.var_list) if self.var_list is not None else f"{tf}.global_variables()"
         return self.statement.with_changes(body=[cst.Assign([cst.AssignTarget(cst.Name(self.variables_name()))],
                                                             cst.parse_expression(value))])
 
@@ -55,17 +56,14 @@ def read_savers(transform, module: cst.CSTNode, region: list[cst.BaseStatement])
     """The Savers of `module`: each must be `name = tf.train.Saver(...)`, at the top level of the region or
     anywhere after it; one outside the region saves the global or trainable variables."""
     in_region = {id(statement) for statement in region}
-    lines = {}
-    for statement in _statement_lines(module):
-        small = only_small_statement(statement)
-        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-            lines[id(small.value)] = statement
+    assignments = name_assignments(module)
     savers = []
     for call in _saver_calls(transform, module):
-        statement = lines.get(id(call))
-        if statement is None:
+        if id(call) not in assignments:
             raise Refusal(call, "a tf.train.Saver that is not assigned to a name on its own line")
-        saver = Saver(statement, statement.body[0].targets[0].target.value, call, id(statement) in in_region)
+        name, statement = assignments[id(call)]
+        var_list = bind_arguments(call, SAVER_SIGNATURE, "Saver").get("var_list")
+        saver = Saver(statement, name, call, id(statement) in in_region, var_list)
         if not saver.in_region:
             _check_outside_var_list(transform, saver)
         savers.append(saver)
@@ -73,7 +71,7 @@ def read_savers(transform, module: cst.CSTNode, region: list[cst.BaseStatement])
 
 
 def _check_outside_var_list(transform, saver: Saver) -> None:
-    var_list = bind_arguments(saver.call, SAVER_SIGNATURE, "Saver").get("var_list")
+    var_list = saver.var_list
     if var_list is None:
         return
     lists_variables = isinstance(var_list, cst.Call) and not var_list.args \
@@ -84,8 +82,7 @@ def _check_outside_var_list(transform, saver: Saver) -> None:
 
 def outside_listing(transform, saver: Saver) -> str:
     """What a Saver made after the graph saves: the graph's `global_variables` or `trainable_variables`."""
-    var_list = bind_arguments(saver.call, SAVER_SIGNATURE, "Saver").get("var_list")
-    if var_list is not None and transform.tf_name(var_list.func) == "tf.trainable_variables":
+    if saver.var_list is not None and transform.tf_name(saver.var_list.func) == "tf.trainable_variables":
         return "trainable_variables"
     return "global_variables"
 
@@ -96,8 +93,3 @@ def _saver_calls(transform, module: cst.CSTNode):
         if name and categorize(name)[0] is Category.SAVER:
             yield call
 
-
-def _statement_lines(module: cst.CSTNode):
-    for node in walk(module):
-        if isinstance(node, cst.SimpleStatementLine):
-            yield node

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from transforms.common.syntax import Refusal, bind_arguments, code, is_constant
+from transforms.graph.layers.keras_layers import NameAllocator
 
 INITIALIZERS = frozenset({"tf.global_variables_initializer", "tf.initialize_all_variables",
                           "tf.local_variables_initializer", "tf.initialize_local_variables"})
@@ -105,15 +106,10 @@ def _feeds(feed_dict: cst.BaseExpression | None, values: GraphValues) -> list[cs
     return feeds
 
 
-def function_name(site: RunSite, taken: set[str]) -> str:
-    """`run_<fetched names>`, unique among `taken` (which it joins)."""
+def function_name(site: RunSite, names: NameAllocator) -> str:
+    """`run_<fetched names>`, a name the file does not use yet."""
     words = [word for word in _leaf_words(site.fetches) if word][:3] or ["graph"]
-    base = "run_" + "_".join(words)
-    name, number = base, 2
-    while name in taken:
-        name, number = f"{base}_{number}", number + 1
-    taken.add(name)
-    return name
+    return names.fresh("run_" + "_".join(words))
 
 
 def _leaf_words(node: cst.BaseExpression) -> list[str]:

@@ -67,8 +67,8 @@ class UseReader:
                 if parent.attr.value == "run":
                     self._add_site(read_run_call(call, self.values))
                     return
-                if parent.attr.value == "close" and self._close_line(call) is not None:
-                    self.uses.closes.append(self._close_line(call))
+                if parent.attr.value == "close" and (line := self._close_line(call)) is not None:
+                    self.uses.closes.append(line)
                     return
             if parent.attr.value == "graph" and self._is_given_to_writer(parent):
                 self.uses.graph_reads.append(parent)

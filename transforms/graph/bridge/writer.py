@@ -14,6 +14,7 @@ from transforms.graph.bridge.bindings import bound_names
 from transforms.graph.bridge.plan import Plan
 from transforms.graph.bridge.savers import outside_listing
 from transforms.graph.bridge.sites import RunSite, function_name
+from transforms.graph.layers.keras_layers import NameAllocator
 
 HELPERS = ("wrap_tf1_graph", "graph_function", "TF1FileWriter")
 
@@ -32,21 +33,15 @@ class BridgeWriter:
         self.module = module
         self.plan = plan
         self.tf = tf
-        self.taken = {name.value for name in load_names(module, parameters=True)} | bound_names(module.body)
-        self.build_name = self._allocate("build_graph")
-        self.graph_name = self._allocate("graph")
+        self.names = NameAllocator({name.value for name in load_names(module, parameters=True)}
+                                   | bound_names(module.body))
+        self.build_name = self.names.fresh("build_graph")
+        self.graph_name = self.names.fresh("graph")
         self.replacements: dict[int, object] = {}
         self.functions: list[tuple[str, RunSite]] = []  # (name, first site) per signature
         self.site_names: list[tuple[cst.Call, str]] = []
         self.region_tail: list[cst.BaseStatement] = []
         self.listings: dict[str, str] = {}
-
-    def _allocate(self, name: str) -> str:
-        base, number = name, 2
-        while name in self.taken:
-            name, number = f"{base}_{number}", number + 1
-        self.taken.add(name)
-        return name
 
     def write(self) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
         self._initializers()
@@ -115,7 +110,7 @@ class BridgeWriter:
         for call in self.plan.initializer_calls:
             key = code(call)
             if key not in made:
-                made[key] = self._allocate("initialize_local_variables" if "local" in key else "initialize_variables")
+                made[key] = self.names.fresh("initialize_local_variables" if "local" in key else "initialize_variables")
                 self.region_tail.append(cst.parse_statement(f"{made[key]} = {key}\n"))
             name = made[key]
             self.replacements[id(call)] = lambda _, name=name: cst.Name(name)
@@ -132,7 +127,7 @@ class BridgeWriter:
         for site in self.plan.uses.sites:
             signature = site.signature()
             if signature not in by_signature:
-                by_signature[signature] = function_name(site, self.taken)
+                by_signature[signature] = function_name(site, self.names)
                 self.functions.append((by_signature[signature], site))
             name = by_signature[signature]
             self.site_names.append((site.call, name))
@@ -174,7 +169,7 @@ class BridgeWriter:
     def _graph_listing(self, listing: str) -> str:
         """A name for the graph's `global_variables()` / `trainable_variables()`, listed at its end."""
         if listing not in self.listings:
-            self.listings[listing] = self._allocate(f"{listing}_of_graph")
+            self.listings[listing] = self.names.fresh(f"{listing}_of_graph")
             self.region_tail.append(cst.parse_statement(f"{self.listings[listing]} = {self.tf}.{listing}()\n"))
         return self.listings[listing]
 

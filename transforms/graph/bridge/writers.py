@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from transforms.common.graph_symbols import Category, categorize
-from transforms.common.syntax import Refusal, calls_under, only_small_statement, walk
+from transforms.common.syntax import Refusal, calls_under, walk
+from transforms.graph.bridge.bindings import name_assignments
 
 WRITER_METHODS = frozenset({"add_summary", "add_graph", "flush", "close"})
 
@@ -22,20 +23,16 @@ class Writer:
 
 def read_writers(transform, scope: cst.CSTNode, region: list[cst.BaseStatement]) -> list[Writer]:
     in_region = {id(node) for statement in region for node in walk(statement)}
-    lines = {}
-    for node in walk(scope):
-        small = only_small_statement(node) if isinstance(node, cst.SimpleStatementLine) else None
-        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
-            lines[id(small.value)] = node
+    assignments = name_assignments(scope)
     writers = []
     for call in calls_under(scope):
         name = transform.tf_name(call.func)
         if not (name and categorize(name)[0] is Category.SUMMARY_WRITER):
             continue
-        statement = lines.get(id(call))
+        name, statement = assignments.get(id(call), (None, None))
         if id(call) in in_region and (statement is None or statement not in region):
             raise Refusal(call, "a summary writer made inside the graph code other than on a line of its own")
-        writers.append(Writer(call, statement, statement.body[0].targets[0].target.value if statement else None))
+        writers.append(Writer(call, statement, name))
     _check_methods(scope, {writer.name for writer in writers if writer.name})
     return writers
 
