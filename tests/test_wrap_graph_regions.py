@@ -22,7 +22,7 @@ RUNTIME_CHECK = r"""
 import json
 import numpy as np
 import tensorflow as tf
-from transforms.graph.bridge.runtime import graph_function, wrap_tf1_graph
+from transforms.graph.bridge.runtime import graph_function, run_graph, wrap_tf1_graph
 
 
 def build_graph():
@@ -58,6 +58,12 @@ out["reinit_draws_again"] = bool(np.any(read_weights() != first))
 saver = tf.compat.v1.train.Saver(saved)
 path = saver.save(None, CHECKPOINT)
 out["checkpoint"] = sorted(name for name, _ in tf.train.list_variables(path))
+runs = [run_graph(graph, "run_pair", {"loss": loss, "step": step}, [x], [batch]) for _ in range(2)]
+out["run_graph_keys"] = sorted(runs[0])
+out["run_graph_repeats"] = float(runs[0]["loss"]) == float(runs[1]["loss"])
+out["run_graph_pruned"] = len(vars(graph)["pruned_runs"])
+out["run_graph_op"] = run_graph(graph, "run_ops", [train_op], [x], (batch,))
+out["run_graph_pruned_later"] = len(vars(graph)["pruned_runs"])
 print(json.dumps(out))
 """
 
@@ -76,6 +82,10 @@ def test_wrapped_graph_keeps_tf1_variable_life_cycle_and_session_results(tmp_pat
     assert out["reinit_draws_again"]  # ...and draws the random weights anew, as TF1 did
     assert out["checkpoint"] == ["bias", "bias/Momentum", "global_step",
                                  "weights", "weights/Momentum"]
+    # run_graph: the fetches' structure back, one pruned function per fetches and feeds, made once
+    assert out["run_graph_keys"] == ["loss", "step"] and out["run_graph_repeats"]
+    assert out["run_graph_pruned"] == 1
+    assert out["run_graph_op"] == [None] and out["run_graph_pruned_later"] == 2
 
 
 WRAPPED_EXAMPLES = sorted(path.name for path in EXAMPLES.glob("wrapped_*.py"))
@@ -110,5 +120,5 @@ def test_wrapped_examples_cover_the_hosts_and_session_styles():
     assert len(sources) >= 3
     joined = "\n".join(sources.values())
     for shape in ("def main():", 'if __name__ == "__main__":', "tf.InteractiveSession()", "tf.summary.FileWriter",
-                  "saver.restore(", ".eval(", "tf.nn.dropout("):
+                  "saver.restore(", ".eval(", "tf.nn.dropout(", ".as_default():"):
         assert shape in joined, shape

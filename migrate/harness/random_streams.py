@@ -34,7 +34,7 @@ AUTOGRAPH_FILE_MARK = "__autograph_generated_file"
 # Helpers TFM203 writes into a migrated file (transforms/graph/bridge/runtime.py): an op they create
 # (a variable's initial value, made again inside the wrapped graph) belongs to the program's frame
 # that called them.
-BRIDGE_HELPERS = ("wrap_tf1_graph", "graph_function")
+BRIDGE_HELPERS = ("wrap_tf1_graph", "graph_function", "run_graph")
 # Module path words an API rename adds or drops (`tf.random_normal` -> `tf.random.normal`).
 _API_PATH_WORDS = frozenset(["tf", "tensorflow", "compat", "v1", "v2"])
 

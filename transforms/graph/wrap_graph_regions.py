@@ -20,16 +20,20 @@ variables keep TF1's life cycle (zeros until the initializer op runs; running it
 values), fed values convert to their placeholder's dtype, results come back as NumPy. Savers are
 built after the graph over the same variables and keep TF1's checkpoint format
 (transforms/graph/bridge/savers.py); FileWriters become `TF1FileWriter` (writers.py); the sessions'
-ConfigProto goes with them (configs.py). The program's shape is read in transforms/graph/bridge/: the
-region and sessions (region.py), run sites (sites.py), other session uses (uses.py), all checked in
-plan.py and written by writer.py.
+ConfigProto goes with them (configs.py), and so do a `with tf.Graph().as_default():` block around them
+(contexts.py) and a `tf.reset_default_graph()` before the graph. A feed dict bound to a name before the
+run becomes the tuple of its values (feeds.py); a function of the program given the session is given
+the graph instead, its runs pruned on their first run by `run_graph` (helpers.py). The program's shape
+is read in transforms/graph/bridge/: the region and sessions (region.py), run sites (sites.py), other
+session uses (uses.py), all checked in plan.py and written by writer.py.
 
 Refused, with the reason in an info finding, so the file stays on compat.v1 sessions: sessions opened
 other than directly in one host (the module, a top-level function, the `if __name__ == "__main__":`
-block), a session passed to other code or used for more than running the graph, iterators and queues
-(a pruned function would restart their state on every call), fetches or feed keys computed after the
-graph, a feed dict built before the run (TF2 tensors cannot key a dict outside a graph), graph built
-after the session opened, `import tensorflow.compat.v1 as tf`.
+block), a session passed to code of other modules or used for more than running the graph, iterators
+and queues (a pruned function would restart their state on every call), fetches or feed keys computed
+after the graph, a feed dict that is changed or read other than by runs, graph built after the session
+opened (except lines binding what TensorFlow calls make, which join the graph), `import
+tensorflow.compat.v1 as tf`.
 """
 from __future__ import annotations
 
@@ -39,6 +43,7 @@ from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameP
 from transforms.base import RUN_SITES_KEY, TFTransform
 from transforms.common.qualnames import dotted_name, tensorflow_alias
 from transforms.common.syntax import Refusal
+from transforms.graph.bridge.contexts import without_graph_contexts
 from transforms.graph.bridge.plan import read_plan
 from transforms.graph.bridge.region import NO_SESSION
 from transforms.graph.bridge.writer import HELPERS, BridgeWriter
@@ -61,8 +66,9 @@ class WrapGraphRegions(TFTransform):
             return updated_node
         try:
             self._check_module(original_node)
-            plan = read_plan(self, original_node)
-            module, site_names = BridgeWriter(self, original_node, plan, tf).write()
+            unwrapped = without_graph_contexts(self, original_node)
+            plan = read_plan(self, unwrapped.module)
+            module, site_names = BridgeWriter(self, unwrapped.module, plan, tf, unwrapped.freed_names).write()
         except Refusal as refusal:
             if refusal.message != NO_SESSION:
                 self.report(refusal.node or original_node, f"graph not wrapped for TF2 either: {refusal.message}",
@@ -81,6 +87,16 @@ class WrapGraphRegions(TFTransform):
             self.report(line, "the sessions' tf.ConfigProto is gone with them; TF2 takes such settings from "
                         "tf.config (allow_growth: tf.config.experimental.set_memory_growth, soft placement: "
                         "tf.config.set_soft_device_placement)", fixed=True)
+        for helper in plan.uses.helpers:
+            self.report(helper.function, f"{helper.function.name.value}() is given the wrapped graph where it was given "
+                        "the session; its runs are functions pruned from the graph on their first run (run_graph)",
+                        fixed=True)
+        for line in plan.layout.resets[:1]:
+            self.report(line, "tf.reset_default_graph() removed: the wrapped graph is built in a graph of its own",
+                        fixed=True)
+        for block in unwrapped.blocks:
+            self.report(block, "graph context removed: the wrapped graph is a graph of its own, and its "
+                        "statements now run where the block was", fixed=True)
         for saver in plan.savers:
             self.report(saver.call, "tf.train.Saver built after the wrapped graph over the same variables: "
                         "TF1 checkpoints, names and format kept", fixed=True)

@@ -56,8 +56,9 @@ def read_plan(transform, module: cst.Module) -> Plan:
     scope = layout.host if layout.in_function else module  # where the session's name is read
     savers = read_savers(transform, scope, region)
     writers = read_writers(transform, scope, region)
-    uses = UseReader(transform, scope, layout.sessions, {saver.name for saver in savers}, values, writers).read()
-    if not [site for site in uses.sites if not _only_initializes(site, values)]:
+    saver_names = {saver.name for saver in savers}
+    uses = UseReader(transform, module, scope, layout.sessions, saver_names, values, writers).read()
+    if not uses.helpers and not [site for site in uses.sites if not _only_initializes(site, values)]:
         raise Refusal(layout.sessions[0].call, "the session runs nothing but initializers")
     _check_after(transform, after, uses.sites, values)
     config_lines = session_config_lines(transform, layout)

@@ -17,8 +17,9 @@ import libcst as cst
 
 from transforms.common.graph_symbols import Category, categorize
 from transforms.common.qualnames import dotted_name
-from transforms.common.syntax import (Refusal, calls_under, children, is_docstring, leftmost_name,
+from transforms.common.syntax import (Refusal, calls_under, children, is_docstring, leftmost_name, load_names,
                                       only_small_statement, walk)
+from transforms.graph.bridge.bindings import bound_names
 
 SESSIONS = frozenset({"tf.Session", "tf.InteractiveSession"})
 GRAPH_RESETS = frozenset({"tf.reset_default_graph"})
@@ -48,9 +49,10 @@ class Layout:
     start: int  # index of the region's first statement in the host's body
     end: int  # index of the first session statement
     sessions: list[Session]
-    dropped: list[cst.BaseStatement] = field(default_factory=list)  # `tf.disable_v2_behavior()` lines
+    dropped: list[cst.BaseStatement] = field(default_factory=list)  # `tf.disable_v2_behavior()` lines, `resets`
     region_end: int = 0  # where the region stops (the statements up to `end` stay where they are)
     hoisted: list[cst.BaseStatement] = field(default_factory=list)  # graph built in the first session block
+    resets: list[cst.BaseStatement] = field(default_factory=list)  # `tf.reset_default_graph()` before the graph
 
     @property
     def body(self) -> list[cst.BaseStatement]:
@@ -68,7 +70,7 @@ def host_body(host: cst.Module | cst.FunctionDef | cst.If) -> list[cst.BaseState
 def read_layout(transform, module: cst.Module) -> Layout:
     """The region and sessions of `module`; raises Refusal when its program has another shape."""
     host, sessions, first = None, [], None
-    for candidate in _hosts(module):
+    for candidate in hosts(module):
         body = host_body(candidate)
         found = [(index, _session(transform, statement)) for index, statement in enumerate(body)]
         found = [(index, session) for index, session in found if session is not None]
@@ -86,27 +88,63 @@ def read_layout(transform, module: cst.Module) -> Layout:
     if start == first and not hoisted:
         raise Refusal(sessions[0].call, "no graph is built before the session")
     dropped = [statement for statement in [*module.body, *body] if calls_only(transform, statement, V2_DISABLERS)]
-    return Layout(host, start, first, sessions, dropped, region_end=first, hoisted=hoisted)
+    preamble = [*body[:start], *(module.body if host is not module else [])]
+    resets = [statement for statement in preamble if calls_only(transform, statement, GRAPH_RESETS)]
+    return Layout(host, start, first, sessions, dropped + resets, region_end=first, hoisted=hoisted, resets=resets)
 
 
 def _graph_built_in_session_block(transform, session: Session, builders: set[str]) -> list[cst.BaseStatement]:
-    """The statements a `with tf.Session() as sess:` block begins with that build graph without using
-    the session (`model = Model(...)`): they join the region."""
+    """The statements of a `with tf.Session() as sess:` block that build graph without using the session:
+    those it begins with (`model = Model(...)`), and later lines binding only what TensorFlow calls make
+    (`merged = tf.summary.merge_all()` after a restore-or-initialise branch) from nothing the block
+    computed before them. They join the region."""
     block = session.block
     if block is None or not isinstance(block.body, cst.IndentedBlock):
         return []
     statements = list(block.body.body)
     leading = []
     for statement in statements:
-        if any(isinstance(node, cst.Name) and node.value == session.name for node in walk(statement)):
+        if _mentions(statement, session.name):
             break
         leading.append(statement)
-    if len(leading) == len(statements) or _region_start(transform, leading, builders) == len(leading):
+    if len(leading) == len(statements):
         return []
-    return leading
+    if _region_start(transform, leading, builders) == len(leading):
+        leading = []
+    later, computed = [], set()  # names the block's other statements bind
+    for statement in statements[len(leading):]:
+        if not _mentions(statement, session.name) and _binds_graph_calls(transform, statement) \
+                and not _reads(statement) & computed:
+            later.append(statement)
+        else:
+            computed |= bound_names([statement])
+    return leading + later
 
 
-def _hosts(module: cst.Module):
+def _mentions(statement: cst.BaseStatement, name: str) -> bool:
+    return any(isinstance(node, cst.Name) and node.value == name for node in walk(statement))
+
+
+def _reads(statement: cst.BaseStatement) -> set[str]:
+    return {node.value for node in load_names(statement)}
+
+
+def _binds_graph_calls(transform, statement: cst.BaseStatement) -> bool:
+    """`name = tf.<graph-building call>(...)`: every call in the value a TensorFlow call that is not a
+    plain Python utility."""
+    small = only_small_statement(statement)
+    if not isinstance(small, cst.Assign) or not all(isinstance(t.target, cst.Name) for t in small.targets):
+        return False
+    calls = list(calls_under(small.value))
+    return bool(calls) and all(_builds_graph(transform, call) for call in calls)
+
+
+def _builds_graph(transform, call: cst.Call) -> bool:
+    name = transform.tf_name(call.func)
+    return name is not None and categorize(name)[0] is not Category.PYTHON
+
+
+def hosts(module: cst.Module):
     """Where a program may build its graph and open its session: the module, its top-level functions
     and its `if __name__ == "__main__":` block."""
     yield module
@@ -127,17 +165,22 @@ def _session(transform, statement: cst.BaseStatement) -> Session | None:
     if isinstance(statement, cst.With) and len(statement.items) == 1:
         item = statement.items[0]
         call = item.item
-        if _is_session_call(transform, call) and item.asname and isinstance(item.asname.name, cst.Name):
+        if is_session_call(transform, call) and item.asname and isinstance(item.asname.name, cst.Name):
             return Session(statement, item.asname.name.value, call, _interactive(transform, call))
         return None
     small = only_small_statement(statement)
     if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
-            and _is_session_call(transform, small.value):
+            and is_session_call(transform, small.value):
         return Session(statement, small.targets[0].target.value, small.value, _interactive(transform, small.value))
     return None
 
 
-def _is_session_call(transform, node: cst.BaseExpression) -> bool:
+def opens_session(transform, statement: cst.BaseStatement) -> bool:
+    """Whether `statement` is `with tf.Session(...) as sess:` or `sess = tf.Session(...)`."""
+    return _session(transform, statement) is not None
+
+
+def is_session_call(transform, node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Call) and transform.tf_name(node.func) in SESSIONS
 
 

@@ -1,7 +1,8 @@
 """The code TFM203 writes into a module whose graph stays TF1 code (importable for its tests).
 
 `wrap_tf1_graph` builds the graph once, as a TF2 function graph (`tf.compat.v1.wrap_function`), and
-`graph_function` turns one `Session.run` site into a TF2 function pruned from it. Variables keep TF1's
+`graph_function` turns one `Session.run` site into a TF2 function pruned from it (`run_graph` does
+so on a site's first run, where its fetches are known only then). Variables keep TF1's
 life cycle: each holds zeros until the graph's initializer op runs (`global_variables_initializer()`
 and the like work inside the wrapped graph), and running it again draws new initial values, as a
 second `sess.run(init)` did.
@@ -63,6 +64,18 @@ def graph_function(graph, feeds, fetches, name):
         return tf.nest.map_structure(lambda value: None if value is None else value.numpy(), function(*tensors))
 
     return run
+
+
+def run_graph(graph, name, fetches, feeds=(), values=()):
+    """`Session.run(fetches, dict(zip(feeds, values)))` over the wrapped `graph`, for a run whose fetches are
+    known only when it runs (a function given the session): the function pruned for these fetches and
+    feeds (see graph_function) is made on their first run and kept on the graph."""
+    flat_fetches = tf.nest.flatten(fetches)
+    key = (name, tuple(map(id, flat_fetches)), tuple(map(id, feeds)))  # graph values live as long as the graph
+    pruned = vars(graph).setdefault("pruned_runs", {})
+    if key not in pruned:
+        pruned[key] = graph_function(graph, list(feeds), flat_fetches, name)
+    return tf.nest.pack_sequence_as(fetches, pruned[key](*values))
 
 
 class TF1FileWriter:

@@ -2,8 +2,8 @@
 
 A run site is `sess.run(fetches[, feed_dict])`, `tensor.eval([feed_dict], session=sess)` or
 `op.run([feed_dict], session=sess)` (without `session=`, inside a `with tf.Session()` block or after an
-`InteractiveSession`, which make the session the default one). Its fetches and the keys of its feed
-dict must be graph values: names the region binds (and nothing else rebinds), their attributes and
+`InteractiveSession`, which make the session the default one). Its feed dict is written at the run or
+bound to a name before it (feeds.py). Its fetches and the keys of its feed dict must be graph values: names the region binds (and nothing else rebinds), their attributes and
 constant subscripts, and lists, tuples and dicts of those, so that the function pruned for the site can
 be made once, right after the graph is built. Initializer calls among the fetches
 (`sess.run(tf.global_variables_initializer())`) are made in the region instead.
@@ -11,11 +11,13 @@ be made once, right after the graph is built. Initializer calls among the fetche
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
 
 from transforms.common.syntax import Refusal, bind_arguments, code, is_constant
+from transforms.graph.bridge.feeds import NOT_WRITTEN, NamedFeeds
 from transforms.graph.layers.keras_layers import NameAllocator
 
 INITIALIZERS = frozenset({"tf.global_variables_initializer", "tf.initialize_all_variables",
@@ -29,10 +31,15 @@ class RunSite:
     call: cst.Call
     fetches: cst.BaseExpression
     feeds: list[cst.DictElement]  # key: the fed graph value, value: what is fed
+    named_feeds: NamedFeeds | None = None  # a feed dict bound to a name before the run (the feeds: its keys)
+    feeds_read: cst.Name | None = None  # that name, as the site reads it
 
     def signature(self) -> tuple[str, tuple[str, ...]]:
         """Sites with equal signatures share one pruned function."""
-        return code(self.fetches), tuple(code(element.key) for element in self.feeds)
+        return code(self.fetches), tuple(code(key) for key in self.fed_values())
+
+    def fed_values(self) -> list[cst.BaseExpression]:
+        return self.named_feeds.keys if self.named_feeds is not None else [element.key for element in self.feeds]
 
 
 class GraphValues:
@@ -69,7 +76,10 @@ class GraphValues:
             raise Refusal(node, f"the {what} `{code(node)}` is computed at the run, not by the graph")
 
 
-def read_run_call(call: cst.Call, values: GraphValues) -> RunSite:
+NamedFeedsReader = Callable[[cst.Name], NamedFeeds]
+
+
+def read_run_call(call: cst.Call, values: GraphValues, named_feeds: NamedFeedsReader) -> RunSite:
     """`sess.run(...)`."""
     bound = bind_arguments(call, RUN_SIGNATURE, "Session.run")
     for unsupported in ("options", "run_metadata"):
@@ -78,22 +88,29 @@ def read_run_call(call: cst.Call, values: GraphValues) -> RunSite:
     if "fetches" not in bound:
         raise Refusal(call, "Session.run() without fetches")
     values.check(bound["fetches"], "fetch")
-    return RunSite(call, bound["fetches"], _feeds(bound.get("feed_dict"), values))
+    return _site(call, bound["fetches"], bound.get("feed_dict"), values, named_feeds)
 
 
-def read_eval_call(call: cst.Call, receiver: cst.BaseExpression, values: GraphValues) -> RunSite:
+def read_eval_call(call: cst.Call, receiver: cst.BaseExpression, values: GraphValues,
+                   named_feeds: NamedFeedsReader) -> RunSite:
     """`tensor.eval(...)` / `op.run(...)`."""
     bound = bind_arguments(call, EVAL_SIGNATURE, "eval")
     values.check(receiver, "fetch")
-    return RunSite(call, receiver, _feeds(bound.get("feed_dict"), values))
+    return _site(call, receiver, bound.get("feed_dict"), values, named_feeds)
+
+
+def _site(call: cst.Call, fetches: cst.BaseExpression, feed_dict: cst.BaseExpression | None, values: GraphValues,
+          named_feeds: NamedFeedsReader) -> RunSite:
+    if isinstance(feed_dict, cst.Name) and feed_dict.value != "None":
+        return RunSite(call, fetches, [], named_feeds(feed_dict), feed_dict)
+    return RunSite(call, fetches, _feeds(feed_dict, values))
 
 
 def _feeds(feed_dict: cst.BaseExpression | None, values: GraphValues) -> list[cst.DictElement]:
     if feed_dict is None or (isinstance(feed_dict, cst.Name) and feed_dict.value == "None"):
         return []
     if not isinstance(feed_dict, cst.Dict):
-        raise Refusal(feed_dict, f"the feed dict `{code(feed_dict)}` is not written at the run (a dict keyed by "
-                                 "graph tensors cannot be built outside the graph: TF2 tensors are unhashable)")
+        raise Refusal(feed_dict, f"the feed dict `{code(feed_dict)}` {NOT_WRITTEN}")
     feeds = []
     for element in feed_dict.elements:
         if not isinstance(element, cst.DictElement):
@@ -107,8 +124,8 @@ def _feeds(feed_dict: cst.BaseExpression | None, values: GraphValues) -> list[cs
 
 
 def function_name(site: RunSite, names: NameAllocator) -> str:
-    """`run_<fetched names>`, a name the file does not use yet."""
-    words = [word for word in _leaf_words(site.fetches) if word][:3] or ["graph"]
+    """`run_<fetched names>` (each once, at most three), a name the file does not use yet."""
+    words = list(dict.fromkeys(word for word in _leaf_words(site.fetches) if word))[:3] or ["graph"]
     return names.fresh("run_" + "_".join(words))
 
 

@@ -9,6 +9,8 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
 from transforms.common.syntax import Refusal, code, walk
+from transforms.graph.bridge.feeds import NamedFeedReader
+from transforms.graph.bridge.helpers import HelperReader, SessionHelper
 from transforms.graph.bridge.region import Session
 from transforms.graph.bridge.sites import GraphValues, RunSite, read_eval_call, read_run_call
 from transforms.graph.bridge.writers import Writer
@@ -22,10 +24,11 @@ class SessionUses:
     closes: list[cst.BaseStatement] = field(default_factory=list)  # `sess.close()` lines
     saver_arguments: list[cst.Arg] = field(default_factory=list)  # the session given to save / restore
     graph_reads: list[cst.Attribute] = field(default_factory=list)  # `sess.graph` given to a summary writer
+    helpers: list[SessionHelper] = field(default_factory=list)  # functions of the program given the session
 
 
 class UseReader:
-    def __init__(self, transform, scope: cst.CSTNode, sessions: list[Session], savers: set[str],
+    def __init__(self, transform, module: cst.Module, scope: cst.CSTNode, sessions: list[Session], savers: set[str],
                  values: GraphValues, writers: list[Writer]) -> None:
         self.transform = transform
         self.scope = scope  # where the sessions' names are read: their function, else the module
@@ -36,6 +39,8 @@ class UseReader:
         self.writer_names = {writer.name for writer in writers if writer.name}
         self.uses = SessionUses()
         self.seen_calls: set[int] = set()
+        self.named_feeds = NamedFeedReader(scope, values.check)
+        self.helper_reader = HelperReader(transform, module, scope, {session.name for session in sessions})
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode:
         return self.transform.get_metadata(ParentNodeProvider, node)
@@ -43,12 +48,24 @@ class UseReader:
     def read(self) -> SessionUses:
         names = {session.name for session in self.sessions}
         bindings = {id(node) for session in self.sessions for node in walk(self._binding(session))}
-        for node in walk(self.scope):
-            if isinstance(node, cst.Name) and node.value in names and id(node) not in bindings \
-                    and not self._is_attribute_name(node):
+        reads = [node for node in walk(self.scope) if isinstance(node, cst.Name) and node.value in names
+                 and id(node) not in bindings and not self._is_attribute_name(node)]
+        read_by_helpers = self._read_helper_calls(reads)
+        for node in reads:
+            if id(node) not in read_by_helpers:
                 self._read_use(node)
         self._read_default_session_evals()
+        self._check_named_feeds()
         return self.uses
+
+    def _check_named_feeds(self) -> None:
+        """A feed dict bound to a name becomes a tuple: the name must be read by run sites only."""
+        at_sites = {id(site.feeds_read) for site in self.uses.sites if site.feeds_read is not None}
+        for named in self.named_feeds.read_names.values():
+            for read in named.reads:
+                if id(read) not in at_sites:
+                    raise Refusal(read, f"the feed dict `{named.name}` is used by "
+                                        f"`{_short(self._statement_code(read))}`, not only fed to a run")
 
     def _binding(self, session: Session) -> cst.CSTNode:
         block = session.block
@@ -65,7 +82,7 @@ class UseReader:
             call = self.parent(parent)
             if isinstance(call, cst.Call) and call.func is parent:
                 if parent.attr.value == "run":
-                    self._add_site(read_run_call(call, self.values))
+                    self._add_site(read_run_call(call, self.values, self.named_feeds))
                     return
                 if parent.attr.value == "close" and (line := self._close_line(call)) is not None:
                     self.uses.closes.append(line)
@@ -79,10 +96,28 @@ class UseReader:
                 self.uses.saver_arguments.append(parent)
                 return
             if self._is_eval_call(call) and parent.keyword is not None and parent.keyword.value == "session":
-                self._add_site(read_eval_call(call, call.func.value, self.values))
+                self._add_site(read_eval_call(call, call.func.value, self.values, self.named_feeds))
                 return
         raise Refusal(node, f"the session is used by `{_short(self._statement_code(node))}`, "
                             "not only to run the graph")
+
+    def _read_helper_calls(self, reads: list[cst.Name]) -> set[int]:
+        """The session given to functions of the program: the ids of those reads, and of the reads of
+        the helpers' own parameters of the session's name (theirs, not the session's)."""
+        handled = set()
+        for node in reads:
+            argument = self.parent(node)
+            call = self.parent(argument) if isinstance(argument, cst.Arg) and argument.value is node else None
+            helper = self.helper_reader.helper_for(argument, call) if isinstance(call, cst.Call) else None
+            if helper is None:
+                continue
+            handled.add(id(node))
+            if all(known is not helper for known in self.uses.helpers):
+                self.uses.helpers.append(helper)
+                parameter = helper.parameter.name.value
+                handled |= {id(name) for name in walk(helper.function) if isinstance(name, cst.Name)
+                            and name.value == parameter}
+        return handled
 
     def _is_given_to_writer(self, attribute: cst.Attribute) -> bool:
         """`tf.summary.FileWriter(logdir, sess.graph)` or `writer.add_graph(sess.graph)`."""
@@ -139,7 +174,7 @@ class UseReader:
             if call.func.attr.value == "eval" and any(self.transform.tf_names(n) for n in walk(receiver)):
                 raise
             return  # not a graph value: some other object's run() / eval()
-        self._add_site(read_eval_call(call, receiver, self.values))
+        self._add_site(read_eval_call(call, receiver, self.values, self.named_feeds))
 
     def _statement_code(self, node: cst.CSTNode) -> str:
         while not isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement, cst.Module)):

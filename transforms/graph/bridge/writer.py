@@ -2,6 +2,7 @@
 a function pruned from it; savers are built after it; sessions disappear."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from transforms.graph.bridge.savers import outside_listing
 from transforms.graph.bridge.sites import RunSite, function_name
 from transforms.graph.layers.keras_layers import NameAllocator
 
-HELPERS = ("wrap_tf1_graph", "graph_function", "TF1FileWriter")
+HELPERS = ("wrap_tf1_graph", "graph_function", "run_graph", "TF1FileWriter")
 
 
 @lru_cache(maxsize=1)
@@ -28,13 +29,15 @@ def runtime_definitions() -> dict[str, str]:
 
 
 class BridgeWriter:
-    def __init__(self, transform, module: cst.Module, plan: Plan, tf: str) -> None:
+    def __init__(self, transform, module: cst.Module, plan: Plan, tf: str, freed_names: Iterable[str] = ()) -> None:
         self.transform = transform
         self.module = module
         self.plan = plan
         self.tf = tf
         self.names = NameAllocator({name.value for name in load_names(module, parameters=True)}
                                    | bound_names(module.body))
+        for name in freed_names:  # read only by code the rewrite removes
+            self.names.release(name)
         self.build_name = self.names.fresh("build_graph")
         self.graph_name = self.names.fresh("graph")
         self.replacements: dict[int, object] = {}
@@ -42,10 +45,12 @@ class BridgeWriter:
         self.site_names: list[tuple[cst.Call, str]] = []
         self.region_tail: list[cst.BaseStatement] = []
         self.listings: dict[str, str] = {}
+        self.helper_replacements: dict[int, object] = {}  # in functions given the session, wherever they are
 
     def write(self) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
         self._initializers()
         self._sites()
+        self._helpers()
         self._session_uses()
         after_graph = [self._wrap_line(), *self._function_lines(), *self._saver_lines(), *self._writer_lines()]
         layout = self.plan.layout
@@ -56,7 +61,10 @@ class BridgeWriter:
                 for s in self._after(statement)]
         build = self._build_function(pre)
         module = self._with_host_body([*pre, *build, *after_graph, *rest])
-        needed = ["wrap_tf1_graph", "graph_function"] + (["TF1FileWriter"] if self.plan.writers else [])
+        if self.helper_replacements:
+            module = replace_nodes(module, self.helper_replacements)
+        needed = ["wrap_tf1_graph", "graph_function"] + (["run_graph"] if self.plan.uses.helpers else []) \
+            + (["TF1FileWriter"] if self.plan.writers else [])
         helpers = [after_blank_lines(helper)
                    for helper in parsed_definitions([runtime_definitions()[name] for name in needed], self.tf)]
         body = insert_definitions(list(module.body), position_after_imports(list(module.body)), helpers)
@@ -131,15 +139,39 @@ class BridgeWriter:
                 self.functions.append((by_signature[signature], site))
             name = by_signature[signature]
             self.site_names.append((site.call, name))
-            values = [element.value for element in site.feeds]
-            self.replacements[id(site.call)] = lambda _, name=name, values=values: cst.Call(
-                cst.Name(name), [cst.Arg(value) for value in values])
+            if site.named_feeds is not None:
+                arguments = [cst.Arg(cst.Name(site.named_feeds.name), star="*")]
+            else:
+                arguments = [cst.Arg(element.value) for element in site.feeds]
+            self.replacements[id(site.call)] = lambda _, name=name, arguments=arguments: cst.Call(
+                cst.Name(name), arguments)
+        named_feeds = {id(site.named_feeds): site.named_feeds for site in self.plan.uses.sites if site.named_feeds}
+        for named in named_feeds.values():
+            for binding in named.bindings:
+                self.replacements[id(binding)] = lambda _, named=named, binding=binding: named.as_tuple(binding)
+
+    def _helpers(self) -> None:
+        """A function given the session takes the wrapped graph instead; its runs call run_graph."""
+        graph = cst.Name(self.graph_name)
+        for helper in self.plan.uses.helpers:
+            self.helper_replacements[id(helper.parameter)] = lambda updated: updated.with_changes(name=graph)
+            for argument in helper.arguments:
+                self.helper_replacements[id(argument)] = lambda updated: updated.with_changes(
+                    value=graph, keyword=graph if updated.keyword is not None else None)
+            for site in helper.sites:
+                for binding in site.named_feeds.bindings if site.named_feeds is not None else ():
+                    self.helper_replacements[id(binding)] = lambda _, n=site.named_feeds, b=binding: n.as_tuple(b)
+                name = function_name(site, self.names)
+                self.site_names.append((site.call, name))
+                self.helper_replacements[id(site.call)] = lambda updated, name=name, site=site: _run_graph_call(
+                    graph, name, updated, site)
+        self.replacements.update(self.helper_replacements)
 
     def _function_lines(self) -> list[cst.BaseStatement]:
         lines = []
         for name, site in self.functions:
             fetches = code(replace_nodes(site.fetches, self.replacements))
-            feeds = ", ".join(code(element.key) for element in site.feeds)
+            feeds = ", ".join(code(key) for key in site.fed_values())
             lines.append(cst.parse_statement(
                 f'{name} = graph_function({self.graph_name}, [{feeds}], {fetches}, "{name}")\n'))
         return lines
@@ -232,3 +264,15 @@ def _parameters(function: cst.FunctionDef) -> set[str]:
     every = [*params.posonly_params, *params.params, *params.kwonly_params]
     every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
     return {param.name.value for param in every}
+
+
+def _run_graph_call(graph: cst.Name, name: str, call: cst.Call, site) -> cst.Call:
+    """`run_graph(graph, "name", fetches, [keys], [values])` for a run in a function given the session."""
+    arguments = [cst.Arg(graph), cst.Arg(cst.SimpleString(f'"{name}"')), cst.Arg(site.fetches)]
+    if site.named_feeds is not None:
+        arguments += [cst.Arg(cst.List([cst.Element(key) for key in site.named_feeds.keys])),
+                      cst.Arg(cst.Name(site.named_feeds.name))]
+    elif site.feeds:
+        arguments += [cst.Arg(cst.List([cst.Element(element.key) for element in site.feeds])),
+                      cst.Arg(cst.List([cst.Element(element.value) for element in site.feeds]))]
+    return cst.Call(cst.Name("run_graph"), arguments)

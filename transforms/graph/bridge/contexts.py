@@ -1,0 +1,103 @@
+"""Graph contexts around a program: a `with tf.Graph().as_default():` block holding its sessions.
+
+The wrapped graph is a graph of its own, so the block's statements join the code around it, and the
+program is read as if they had been written there. The block may also name its graph first
+(`graph = tf.Graph()` ... `with graph.as_default():`) when nothing else reads that name but the
+sessions' `graph=` argument, which goes with them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from transforms.common.syntax import calls_under, load_names, only_small_statement
+from transforms.graph.bridge.region import host_body, hosts, is_session_call, opens_session
+
+NEW_GRAPH = "tf.Graph"
+
+
+@dataclass
+class Unwrapped:
+    module: cst.Module
+    blocks: list[cst.With] = field(default_factory=list)  # the original blocks, for findings
+    freed_names: set[str] = field(default_factory=set)  # graph names no longer bound or read
+
+
+def without_graph_contexts(transform, module: cst.Module) -> Unwrapped:
+    """`module` with each graph context that holds a session replaced by its statements."""
+    found = Unwrapped(module)
+    replaced = {}
+    for host in hosts(module):
+        body = host_body(host)
+        flattened = _flattened(transform, host, body, found)
+        if flattened is not body:
+            replaced[id(host)] = flattened
+    if not replaced:
+        return found
+    if id(module) in replaced:
+        module = module.with_changes(body=replaced.pop(id(module)))
+    statements = [statement.with_changes(body=statement.body.with_changes(body=replaced[id(statement)]))
+                  if id(statement) in replaced else statement for statement in module.body]
+    found.module = module.with_changes(body=statements)
+    return found
+
+
+def _flattened(transform, scope: cst.CSTNode, body: list[cst.BaseStatement], found: Unwrapped):
+    statements: list[cst.BaseStatement] = []
+    unwrapped = []
+    for statement in body:
+        graph = _entered_graph(transform, statement)
+        if graph is None or not any(opens_session(transform, inner) for inner in statement.body.body):
+            statements.append(statement)
+            continue
+        if isinstance(graph, cst.Name):
+            line = _graph_line(transform, statements, graph.value)
+            if line is None or not _only_entered(transform, scope, graph.value, line, statement):
+                statements.append(statement)
+                continue
+            statements = [kept for kept in statements if kept is not line]
+            found.freed_names.add(graph.value)
+        inner = list(statement.body.body)
+        inner[0] = inner[0].with_changes(leading_lines=[*statement.leading_lines, *inner[0].leading_lines])
+        statements.extend(inner)
+        unwrapped.append(statement)
+    found.blocks.extend(unwrapped)
+    return statements if unwrapped else body
+
+
+def _entered_graph(transform, statement: cst.BaseStatement) -> cst.BaseExpression | None:
+    """The graph a `with <graph>.as_default():` block enters: a `tf.Graph()` call or a name."""
+    if not (isinstance(statement, cst.With) and isinstance(statement.body, cst.IndentedBlock)
+            and len(statement.items) == 1 and statement.items[0].asname is None):
+        return None
+    call = statement.items[0].item
+    if not (isinstance(call, cst.Call) and not call.args and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "as_default"):
+        return None
+    graph = call.func.value
+    if isinstance(graph, cst.Name) or (isinstance(graph, cst.Call) and not graph.args
+                                       and transform.tf_name(graph.func) == NEW_GRAPH):
+        return graph
+    return None
+
+
+def _graph_line(transform, body: list[cst.BaseStatement], name: str) -> cst.BaseStatement | None:
+    """The `<name> = tf.Graph()` line of `body`."""
+    for statement in body:
+        small = only_small_statement(statement)
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name \
+                and isinstance(small.value, cst.Call) and not small.value.args \
+                and transform.tf_name(small.value.func) == NEW_GRAPH:
+            return statement
+    return None
+
+
+def _only_entered(transform, scope: cst.CSTNode, name: str, line: cst.BaseStatement, block: cst.With) -> bool:
+    """Whether `name`, bound by `line`, is read only to enter `block` and as its sessions' `graph=` argument."""
+    allowed = {id(line.body[0].targets[0].target), id(block.items[0].item.func.value)}
+    for call in calls_under(block):
+        if is_session_call(transform, call):
+            allowed |= {id(arg.value) for arg in call.args if arg.keyword is not None and arg.keyword.value == "graph"}
+    return all(id(node) in allowed for node in load_names(scope) if node.value == name)

@@ -1,0 +1,96 @@
+"""Feed dicts bound to a name before the run: `feed = {x: batch}` ... `sess.run(op, feed_dict=feed)`.
+
+TF2 tensors are unhashable, so a dict keyed by them cannot be built outside the graph any more. When
+the name is bound only to dict literals keyed by the same graph values and read only as the feed dict
+of run sites, each binding becomes the tuple of its values, in the key order of the first one, and each
+run site calls its function with them unpacked: `feed = (batch,)` ... `run_op(*feed)`. The values are
+computed where the dict was, as before.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from transforms.common.syntax import Refusal, calls_under, code, load_names, only_small_statement, walk
+
+NOT_WRITTEN = "is not written at the run (a dict keyed by graph tensors cannot be built outside the graph: " \
+              "TF2 tensors are unhashable)"
+
+
+@dataclass
+class NamedFeeds:
+    name: str
+    keys: list[cst.BaseExpression]  # the fed graph values, in the order of the first binding
+    bindings: list[cst.Dict]  # every dict literal bound to the name
+    reads: list[cst.Name]  # every read of the name: each one a run site's feed dict
+
+    def as_tuple(self, binding: cst.Dict) -> cst.Tuple:
+        """`{x: a, y: b}` as `(a, b)`, its values in the order of `keys`, its layout kept."""
+        by_key = {code(element.key): element.value for element in binding.elements}
+        values = [by_key[code(key)] for key in self.keys]
+        elements = [cst.Element(value, comma=slot.comma) for value, slot in zip(values, binding.elements)]
+        if len(elements) == 1 and not isinstance(elements[0].comma, cst.Comma):
+            elements[0] = elements[0].with_changes(comma=cst.Comma())  # (a,): a tuple of one
+        return cst.Tuple(elements, lpar=[cst.LeftParen(whitespace_after=binding.lbrace.whitespace_after)],
+                         rpar=[cst.RightParen(whitespace_before=binding.rbrace.whitespace_before)])
+
+
+class NamedFeedReader:
+    """Reads, once per name, the bindings and reads of the feed dicts run sites name."""
+
+    def __init__(self, scope: cst.CSTNode, check_key) -> None:
+        self.scope = scope
+        self.check_key = check_key  # GraphValues.check for a fed value
+        self.read_names: dict[str, NamedFeeds] = {}
+
+    def __call__(self, name: cst.Name) -> NamedFeeds:
+        if name.value not in self.read_names:
+            self.read_names[name.value] = self._read(name)
+        return self.read_names[name.value]
+
+    def _read(self, name: cst.Name) -> NamedFeeds:
+        refusal = f"the feed dict `{name.value}` {NOT_WRITTEN}"
+        bindings, targets = self._bindings(name.value)
+        if not bindings:
+            raise Refusal(name, refusal)
+        for binding in bindings:
+            if not all(isinstance(element, cst.DictElement) for element in binding.elements) or not binding.elements:
+                raise Refusal(binding, refusal)
+            for element in binding.elements:
+                self.check_key(element.key, "fed value")
+        keys = [element.key for element in bindings[0].elements]
+        key_codes = sorted(code(key) for key in keys)
+        if len(set(key_codes)) != len(key_codes) or \
+                any(sorted(code(element.key) for element in binding.elements) != key_codes for binding in bindings):
+            raise Refusal(name, f"{refusal}; its bindings feed different values")
+        for binding in bindings[1:]:
+            if [code(element.key) for element in binding.elements] != [code(key) for key in keys] \
+                    and any(next(calls_under(element.value), None) for element in binding.elements):
+                raise Refusal(binding, f"{refusal}; its bindings list the fed values in different orders, and "
+                                       "computing them in one order would change the order of their calls")
+        reads = [node for node in load_names(self.scope) if node.value == name.value and id(node) not in targets]
+        return NamedFeeds(name.value, keys, bindings, reads)
+
+    def _bindings(self, name: str) -> tuple[list[cst.Dict], set[int]]:
+        """The dict literals `name = {...}` binds in the scope, and the target nodes of those lines."""
+        bindings, targets = [], set()
+        for node in walk(self.scope):
+            small = only_small_statement(node) if isinstance(node, cst.SimpleStatementLine) else None
+            if isinstance(small, cst.Assign) and any(_names(target.target, name) for target in small.targets):
+                if len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name) \
+                        or not isinstance(small.value, cst.Dict):
+                    raise Refusal(small, f"the feed dict `{name}` is bound or changed by `{_short(code(node))}` "
+                                         f"and {NOT_WRITTEN}")
+                bindings.append(small.value)
+                targets.add(id(small.targets[0].target))
+        return bindings, targets
+
+
+def _names(target: cst.BaseExpression, name: str) -> bool:
+    return any(isinstance(node, cst.Name) and node.value == name for node in walk(target))
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 70 else text[:67] + "..."

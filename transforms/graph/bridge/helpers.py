@@ -1,0 +1,177 @@
+"""Functions of the program given the session: `def evaluate(sess, model, data):` ... `evaluate(sess, ...)`.
+
+Such a helper may only run the session (`sess.run(fetches, feed_dict)`, the feed dict written at the
+run) and call nothing that builds graph. What it fetches may be values it is given (a model's tensors, a
+list of ops), known only when it runs, so each of its run sites becomes `run_graph(graph, name,
+fetches, feeds, values)`: the function pruned for those fetches and feeds is made on their first run
+and kept. The helper then takes the wrapped graph where it took the session, under the graph's name.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from transforms.common.graph_symbols import Category, categorize
+from transforms.common.syntax import Refusal, bind_arguments, calls_under, code, load_names
+from transforms.graph.bridge.feeds import NamedFeedReader, NamedFeeds
+from transforms.graph.bridge.sites import RUN_SIGNATURE
+
+HELPER_CALLS = frozenset({Category.PYTHON})  # what else a helper may call of TensorFlow's
+
+
+@dataclass
+class HelperSite:
+    call: cst.Call  # `sess.run(...)` in the helper
+    fetches: cst.BaseExpression
+    feeds: list[cst.DictElement]
+    named_feeds: NamedFeeds | None = None  # a feed dict the helper binds to a name before the run
+
+
+@dataclass
+class SessionHelper:
+    function: cst.FunctionDef
+    parameter: cst.Param  # the session's parameter
+    sites: list[HelperSite] = field(default_factory=list)
+    arguments: list[cst.Arg] = field(default_factory=list)  # the session given to it, at each call
+
+
+class HelperReader:
+    """Reads the helpers a program gives its session to, once each."""
+
+    def __init__(self, transform, module: cst.Module, host: cst.CSTNode, session_names: set[str]) -> None:
+        self.transform = transform
+        self.module = module
+        self.session_names = session_names
+        self.functions = _functions(module, host)
+        self.helpers: dict[str, SessionHelper] = {}
+
+    def helper_for(self, argument: cst.Arg, call: cst.Call) -> SessionHelper | None:
+        """The helper `call` gives the session to as `argument`; None when `call` is not a helper's."""
+        if not isinstance(call.func, cst.Name) or call.func.value not in self.functions:
+            return None
+        name = call.func.value
+        if name not in self.helpers:
+            self.helpers[name] = self._read(self.functions[name], argument, call)
+        helper = self.helpers[name]
+        if _parameter_given(helper.function, call, argument) is not helper.parameter:
+            raise Refusal(call, f"`{name}()` is given the session as another parameter than elsewhere")
+        return helper
+
+    def _read(self, function: cst.FunctionDef, argument: cst.Arg, call: cst.Call) -> SessionHelper:
+        name = function.name.value
+        parameter = _parameter_given(function, call, argument)
+        if parameter is None or function.decorators:
+            raise Refusal(call, f"the session is given to `{name}()` in a way this bridge does not follow")
+        helper = SessionHelper(function, parameter)
+        named_feeds = NamedFeedReader(function.body, _check_key)
+        for node in load_names(function.body):
+            if node.value == parameter.name.value:
+                helper.sites.append(self._site(function, node, named_feeds))
+        _check_named_feeds(named_feeds, helper.sites)
+        self._check_calls(function, helper)
+        self._check_calls_of(helper)
+        return helper
+
+    def _site(self, function: cst.FunctionDef, node: cst.Name, named_feeds: NamedFeedReader) -> HelperSite:
+        for call in calls_under(function.body):
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.value is node and func.attr.value == "run":
+                bound = bind_arguments(call, RUN_SIGNATURE, "Session.run")
+                if "options" in bound or "run_metadata" in bound or "fetches" not in bound:
+                    raise Refusal(call, "Session.run() with these arguments has no counterpart for a pruned function")
+                feed_dict = bound.get("feed_dict")
+                if isinstance(feed_dict, cst.Name) and feed_dict.value != "None":
+                    return HelperSite(call, bound["fetches"], [], named_feeds(feed_dict))
+                return HelperSite(call, bound["fetches"], _written_feeds(feed_dict))
+        raise Refusal(node, f"`{function.name.value}()` does more with the session than run it")
+
+    def _check_calls(self, function: cst.FunctionDef, helper: SessionHelper) -> None:
+        """A helper builds no graph: its TensorFlow calls are Python utilities, its fetches computed by none."""
+        for call in calls_under(function.body):
+            name = self.transform.tf_name(call.func)
+            if name and categorize(name)[0] not in HELPER_CALLS:
+                raise Refusal(call, f"`{function.name.value}()`, given the session, calls {name}(), which would "
+                                    "build graph after the graph is built")
+        for site in helper.sites:
+            if any(node is not site.call for node in calls_under(site.fetches)):
+                raise Refusal(site.call, f"the fetch `{code(site.fetches)}` is computed at the run")
+
+    def _check_calls_of(self, helper: SessionHelper) -> None:
+        """Every use of the helper calls it with the session at the same parameter."""
+        name = helper.function.name.value
+        calls = {id(call.func): call for call in calls_under(self.module)}
+        for node in load_names(self.module):
+            if node.value != name or node is helper.function.name:
+                continue
+            call = calls.get(id(node))
+            if call is None:
+                raise Refusal(node, f"`{name}`, given the session, is used other than by calling it")
+            argument = _argument_for(helper.function, call, helper.parameter)
+            if argument is None or not (isinstance(argument.value, cst.Name)
+                                        and argument.value.value in self.session_names):
+                raise Refusal(call, f"`{name}()` is called without the session")
+            helper.arguments.append(argument)
+
+
+def _functions(module: cst.Module, host: cst.CSTNode) -> dict[str, cst.FunctionDef]:
+    """The functions defined at the top of the module and of the session's host, by name (once each)."""
+    bodies = [module.body] + ([host.body.body] if host is not module else [])
+    found: dict[str, list[cst.FunctionDef]] = {}
+    for body in bodies:
+        for statement in body:
+            if isinstance(statement, cst.FunctionDef):
+                found.setdefault(statement.name.value, []).append(statement)
+    return {name: functions[0] for name, functions in found.items() if len(functions) == 1}
+
+
+def _plain_parameters(function: cst.FunctionDef) -> list[cst.Param] | None:
+    params = function.params
+    if params.posonly_params or isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
+        return None
+    return list(params.params)
+
+
+def _parameter_given(function: cst.FunctionDef, call: cst.Call, argument: cst.Arg) -> cst.Param | None:
+    """The parameter of `function` that `argument` of `call` binds."""
+    params = _plain_parameters(function)
+    if params is None or any(arg.star for arg in call.args):
+        return None
+    if argument.keyword is not None:
+        return next((p for p in [*params, *function.params.kwonly_params]
+                     if p.name.value == argument.keyword.value), None)
+    index = [arg for arg in call.args if arg.keyword is None].index(argument)
+    return params[index] if index < len(params) else None
+
+
+def _argument_for(function: cst.FunctionDef, call: cst.Call, parameter: cst.Param) -> cst.Arg | None:
+    for argument in call.args:
+        if argument.keyword is None or argument.keyword.value == parameter.name.value:
+            if _parameter_given(function, call, argument) is parameter:
+                return argument
+    return None
+
+
+def _check_key(key: cst.BaseExpression, what: str) -> None:
+    """A helper's fed values are read where it runs, no longer where its feed dict was built: they must
+    compute nothing."""
+    if any(True for _ in calls_under(key)):
+        raise Refusal(key, f"the {what} `{code(key)}` of a function given the session is computed by a call")
+
+
+def _check_named_feeds(named_feeds: NamedFeedReader, sites: list[HelperSite]) -> None:
+    """A feed dict bound to a name becomes a tuple: the name must be read by run sites only."""
+    at_sites = {id(site.named_feeds) for site in sites if site.named_feeds is not None}
+    for named in named_feeds.read_names.values():
+        reads_at_sites = sum(1 for site in sites if site.named_feeds is named)
+        if id(named) not in at_sites or len(named.reads) != reads_at_sites:
+            raise Refusal(named.reads[0], f"the feed dict `{named.name}` is used other than as a run's feed dict")
+
+
+def _written_feeds(feed_dict: cst.BaseExpression | None) -> list[cst.DictElement]:
+    if feed_dict is None or (isinstance(feed_dict, cst.Name) and feed_dict.value == "None"):
+        return []
+    if not isinstance(feed_dict, cst.Dict) or not all(isinstance(e, cst.DictElement) for e in feed_dict.elements):
+        raise Refusal(feed_dict, f"the feed dict `{code(feed_dict)}` of a function given the session is not written "
+                                 "at the run")
+    return list(feed_dict.elements)
