@@ -78,3 +78,24 @@ def test_a_lost_magic_line_fails_the_notebook_instead_of_dropping_it(tmp_path: P
     masked = notebook._mask("    %time run()", magics)
     assert notebook._split(f'"<tf-migrate cell 0>"\n{masked}\n', magics, {0}) == {0: "    %time run()"}
     assert notebook._split('"<tf-migrate cell 0>"\n    pass\n', magics, {0}) is None
+
+
+def test_a_graph_wrapped_in_a_notebook_stays_in_its_cells(tmp_path: Path) -> None:
+    """TFM203 wraps a graph built in one cell and run from the next; a graph built across cells (one
+    function cannot hold it) stays on sessions, with the reason, and every cell keeps its code."""
+    from migrate.runner import migrate_path
+
+    graph = ("x = tf.placeholder(tf.float32, [None, 2])\nw = tf.Variable(tf.ones([2, 1]))\n"
+             "tf.add_to_collection('weights', w)\ny = tf.matmul(x, w)")
+    runs = "sess.run(tf.global_variables_initializer())\nprint(sess.run(y, feed_dict={x: np.ones([3, 2])}))"
+    one_cell, across_cells = tmp_path / "one.ipynb", tmp_path / "across.ipynb"
+    write_cells(one_cell, ["import numpy as np\nimport tensorflow as tf", graph, "sess = tf.Session()\n" + runs])
+    first, rest = graph.split("\ntf.add_to_collection")
+    write_cells(across_cells, ["import numpy as np\nimport tensorflow as tf\nsess = tf.InteractiveSession()",
+                               first, "tf.add_to_collection" + rest, runs])
+    wrapped, refused = migrate_path(str(one_cell)), migrate_path(str(across_cells))
+    assert wrapped.status == "changed" and wrapped.level == "wrapped"
+    cells = [cell.source for cell in nbformat.reads(wrapped.new_bytes.decode(), as_version=4).cells]
+    assert "def build_graph():" in cells[1] and "run_y(np.ones([3, 2]))" in cells[2]
+    assert refused.status == "changed" and refused.level == "compat"
+    assert any(f.code == "TFM203" and "across notebook cells" in f.message for f in refused.findings)

@@ -46,6 +46,7 @@ from transforms.common.syntax import Refusal
 from transforms.graph.bridge.contexts import without_graph_contexts
 from transforms.graph.bridge.plan import read_plan
 from transforms.graph.bridge.region import NO_SESSION
+from transforms.graph.bridge.session_lines import with_session_lines_moved_down
 from transforms.graph.bridge.writer import HELPERS, BridgeWriter
 
 
@@ -67,8 +68,9 @@ class WrapGraphRegions(TFTransform):
         try:
             self._check_module(original_node)
             unwrapped = without_graph_contexts(self, original_node)
-            plan = read_plan(self, unwrapped.module)
-            module, site_names = BridgeWriter(self, unwrapped.module, plan, tf, unwrapped.freed_names).write()
+            program = with_session_lines_moved_down(self, unwrapped.module)
+            plan = read_plan(self, program)
+            module, site_names = BridgeWriter(self, program, plan, tf, unwrapped.freed_names).write()
         except Refusal as refusal:
             if refusal.message != NO_SESSION:
                 self.report(refusal.node or original_node, f"graph not wrapped for TF2 either: {refusal.message}",

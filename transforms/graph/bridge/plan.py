@@ -10,7 +10,7 @@ from transforms.common.graph_symbols import Category, categorize
 from transforms.common.syntax import Refusal, calls_under, walk
 from transforms.graph.bridge.bindings import bound_names
 from transforms.graph.bridge.configs import session_config_lines
-from transforms.graph.bridge.region import GRAPH_RESETS, Layout, calls_only, read_layout
+from transforms.graph.bridge.region import GRAPH_RESETS, Layout, calls_only, is_cell_boundary, read_layout
 from transforms.graph.bridge.savers import Saver, read_savers
 from transforms.graph.bridge.sites import GraphValues, RunSite
 from transforms.graph.bridge.uses import SessionUses, UseReader
@@ -48,7 +48,8 @@ def read_plan(transform, module: cst.Module) -> Plan:
     layout.region_end = layout.end if layout.hoisted else _region_end(transform, body, layout)
     region = [statement for statement in body[layout.start:layout.region_end] if statement not in layout.dropped]
     region += layout.hoisted
-    after = [_without_hoisted(statement, layout) for statement in body[layout.region_end:]]
+    after = [_without_hoisted(statement, layout) for statement in body[layout.region_end:]
+             if statement not in layout.hoisted]
     _check_region(transform, region)
     _check_stateful_inputs(transform, module)
     region_names = bound_names(region)
@@ -108,6 +109,9 @@ def _check_stateful_inputs(transform, module: cst.Module) -> None:
 
 def _check_region(transform, region: list[cst.BaseStatement]) -> None:
     for statement in region:
+        if is_cell_boundary(transform, statement):
+            raise Refusal(statement, "the graph is built across notebook cells, which the one function holding "
+                                     "it cannot keep")
         if calls_only(transform, statement, GRAPH_RESETS):
             raise Refusal(statement, "the graph is reset while it is built")
         for node in walk(statement):

@@ -3,10 +3,12 @@
 Both happen in one host: the module, a top-level function (`main()`, `train()`) or the
 `if __name__ == "__main__":` block. The graph region runs from the first statement of the host that
 uses TensorFlow or calls the program's own code (after imports, definitions and a leading
-`tf.reset_default_graph()`) to the statement before the first session, and takes in the statements a
-first `with tf.Session() as sess:` block begins with that build graph without the session
-(`model = Model(...)`). Every session must be opened directly in the host after it:
-`with tf.Session(...) as sess:` or `sess = tf.Session(...)`.
+`tf.reset_default_graph()`) to the statement before the first session (a session line is read where
+it is first used: session_lines.py), and takes in the statements that build graph without the session
+after it: those a first `with tf.Session() as sess:` block begins with (`model = Model(...)`), and
+later lines of that block, or of the host after a session line, binding only what TensorFlow calls
+make. Every session must be opened directly in the host after it: `with tf.Session(...) as sess:` or
+`sess = tf.Session(...)`.
 """
 from __future__ import annotations
 
@@ -84,7 +86,7 @@ def read_layout(transform, module: cst.Module) -> Layout:
     body = host_body(host)
     builders = _program_callables(module)
     start = _region_start(transform, body[:first], builders)
-    hoisted = _graph_built_in_session_block(transform, sessions[0], builders)
+    hoisted = _graph_built_after_session(transform, sessions[0], body[first + 1:], builders)
     if start == first and not hoisted:
         raise Refusal(sessions[0].call, "no graph is built before the session")
     dropped = [statement for statement in [*module.body, *body] if calls_only(transform, statement, V2_DISABLERS)]
@@ -93,25 +95,28 @@ def read_layout(transform, module: cst.Module) -> Layout:
     return Layout(host, start, first, sessions, dropped + resets, region_end=first, hoisted=hoisted, resets=resets)
 
 
-def _graph_built_in_session_block(transform, session: Session, builders: set[str]) -> list[cst.BaseStatement]:
-    """The statements of a `with tf.Session() as sess:` block that build graph without using the session:
-    those it begins with (`model = Model(...)`), and later lines binding only what TensorFlow calls make
-    (`merged = tf.summary.merge_all()` after a restore-or-initialise branch) from nothing the block
-    computed before them. They join the region."""
+def _graph_built_after_session(transform, session: Session, following: list[cst.BaseStatement],
+                               builders: set[str]) -> list[cst.BaseStatement]:
+    """The statements that build graph without using the session, in the first session's block (or, for
+    a session line, in the host after it): those the block begins with (`model = Model(...)`), and later
+    lines binding only what TensorFlow calls make (`merged = tf.summary.merge_all()` after a
+    restore-or-initialise branch, an accuracy built after training) from nothing computed before them
+    there. They join the region."""
     block = session.block
-    if block is None or not isinstance(block.body, cst.IndentedBlock):
+    if block is not None and not isinstance(block.body, cst.IndentedBlock):
         return []
-    statements = list(block.body.body)
+    statements = list(block.body.body) if block is not None else following
     leading = []
     for statement in statements:
-        if _mentions(statement, session.name):
+        if _mentions(statement, session.name) or runs_a_default_session(statement) \
+                or opens_session(transform, statement):
             break
         leading.append(statement)
     if len(leading) == len(statements):
         return []
     if _region_start(transform, leading, builders) == len(leading):
         leading = []
-    later, computed = [], set()  # names the block's other statements bind
+    later, computed = [], set()  # names the other statements bind
     for statement in statements[len(leading):]:
         if not _mentions(statement, session.name) and _binds_graph_calls(transform, statement) \
                 and not _reads(statement) & computed:
@@ -119,6 +124,13 @@ def _graph_built_in_session_block(transform, session: Session, builders: set[str
         else:
             computed |= bound_names([statement])
     return leading + later
+
+
+def runs_a_default_session(statement: cst.BaseStatement) -> bool:
+    """`tensor.eval(...)` / `op.run(...)`, run by the default session an InteractiveSession or a session
+    block makes."""
+    return any(isinstance(call.func, cst.Attribute) and call.func.attr.value in ("eval", "run")
+               for call in calls_under(statement))
 
 
 def _mentions(statement: cst.BaseStatement, name: str) -> bool:
@@ -141,7 +153,7 @@ def _binds_graph_calls(transform, statement: cst.BaseStatement) -> bool:
 
 def _builds_graph(transform, call: cst.Call) -> bool:
     name = transform.tf_name(call.func)
-    return name is not None and categorize(name)[0] is not Category.PYTHON
+    return name is not None and categorize(name)[0] not in (Category.PYTHON, Category.SESSION)
 
 
 def hosts(module: cst.Module):
@@ -173,6 +185,18 @@ def _session(transform, statement: cst.BaseStatement) -> Session | None:
             and is_session_call(transform, small.value):
         return Session(statement, small.targets[0].target.value, small.value, _interactive(transform, small.value))
     return None
+
+
+def is_cell_boundary(transform, statement: cst.BaseStatement) -> bool:
+    """Whether `statement` marks where a notebook's cell ends: the runner migrates a notebook's cells as
+    one module, each opened by a bare string statement, and code must stay in its cell."""
+    return transform.context.filename.endswith(".ipynb") and is_docstring(statement)
+
+
+def session_name(transform, statement: cst.BaseStatement) -> str | None:
+    """The name a session statement binds its session to."""
+    session = _session(transform, statement)
+    return session.name if session is not None else None
 
 
 def opens_session(transform, statement: cst.BaseStatement) -> bool:

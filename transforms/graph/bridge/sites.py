@@ -3,9 +3,10 @@
 A run site is `sess.run(fetches[, feed_dict])`, `tensor.eval([feed_dict], session=sess)` or
 `op.run([feed_dict], session=sess)` (without `session=`, inside a `with tf.Session()` block or after an
 `InteractiveSession`, which make the session the default one). Its feed dict is written at the run or
-bound to a name before it (feeds.py). Its fetches and the keys of its feed dict must be graph values: names the region binds (and nothing else rebinds), their attributes and
-constant subscripts, and lists, tuples and dicts of those, so that the function pruned for the site can
-be made once, right after the graph is built. Initializer calls among the fetches
+bound to a name before it (feeds.py). Its fetches and the keys of its feed dict must be graph values:
+names the region binds (and nothing else rebinds), their attributes and constant subscripts, and lists,
+tuples and dicts of those, so that the function pruned for the site can be made once, right after the
+graph is built. Initializer calls among the fetches
 (`sess.run(tf.global_variables_initializer())`) are made in the region instead.
 """
 from __future__ import annotations

@@ -224,7 +224,7 @@ class BridgeWriter:
                 rewritten = replace_nodes(statement.with_changes(body=statement.body.with_changes(body=kept)),
                                           self.replacements)
                 return list(unwrapped_block(rewritten).nodes)
-        if statement in self.plan.uses.closes:
+        if statement in self.plan.uses.closes or statement in self.plan.layout.hoisted:
             return []
         return [replace_nodes(statement, self.replacements)]
 

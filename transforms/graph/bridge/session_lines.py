@@ -1,0 +1,51 @@
+"""A session opened before the graph it runs: `sess = tf.InteractiveSession()` first, as the TF1
+tutorials begin, then the graph, then the first run.
+
+A TF1 session runs whatever its graph holds when it runs, so opening it later changes nothing: the
+session line is read as if it stood just before the first statement that uses it (names it, runs a
+default session's `.eval()` / `.run()`, or opens another session), and the graph built before that is
+the program's graph region like any other. It does not move past the end of its notebook cell.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from transforms.common.syntax import walk
+from transforms.graph.bridge.region import (host_body, hosts, is_cell_boundary, opens_session,
+                                           runs_a_default_session, session_name)
+
+
+def with_session_lines_moved_down(transform, module: cst.Module) -> cst.Module:
+    """`module` with each host's first session line moved down to its first use."""
+    replaced = {}
+    for host in hosts(module):
+        body = host_body(host)
+        moved = _moved_down(transform, body)
+        if moved is not body:
+            replaced[id(host)] = moved
+    if not replaced:
+        return module
+    if id(module) in replaced:
+        module = module.with_changes(body=replaced.pop(id(module)))
+    return module.with_changes(body=[
+        statement.with_changes(body=statement.body.with_changes(body=replaced[id(statement)]))
+        if id(statement) in replaced else statement for statement in module.body])
+
+
+def _moved_down(transform, body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+    first = next((index for index, statement in enumerate(body) if opens_session(transform, statement)), None)
+    if first is None or isinstance(body[first], cst.With):
+        return body
+    name = session_name(transform, body[first])
+    use = first + 1
+    while use < len(body) and not _stops_move(transform, body[use], name):
+        use += 1
+    if use == first + 1:
+        return body
+    return [*body[:first], *body[first + 1:use], body[first], *body[use:]]
+
+
+def _stops_move(transform, statement: cst.BaseStatement, name: str) -> bool:
+    return opens_session(transform, statement) or runs_a_default_session(statement) \
+        or is_cell_boundary(transform, statement) \
+        or any(isinstance(node, cst.Name) and node.value == name for node in walk(statement))
