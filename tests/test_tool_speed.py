@@ -863,7 +863,6 @@ def test_claims_replaced_on_their_paths_give_the_transformer_passs_module_and_fi
     import libcst as cst
 
     from transforms import transform_by_module_name
-    from transforms.api._references import ReferenceTransform
     from transforms.base import FINDINGS_KEY, TransformContext
     from transforms.common.lazy_metadata import LazyMetadataWrapper
 

@@ -16,7 +16,7 @@ run on the legacy runtime, TensorFlow start included, rounded up to 5 s, as meas
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,6 @@ import json
 from enum import Enum
 from functools import lru_cache
 
-import libcst as cst
-
 from transforms.common.qualnames import canonical_tf_name
 from transforms.common.syntax import calls_under
 from transforms.common.tables import DATA_DIR, symbol_table

@@ -21,7 +21,8 @@ values), fed values convert to their placeholder's dtype, results come back as N
 built after the graph over the same variables and keep TF1's checkpoint format
 (transforms/graph/bridge/savers.py); FileWriters become `TF1FileWriter` (writers.py); the sessions'
 ConfigProto goes with them (configs.py), and so do a `with tf.Graph().as_default():` block around them
-(contexts.py) and a `tf.reset_default_graph()` before the graph. A feed dict bound to a name before the
+(contexts.py) and a `tf.reset_default_graph()` before the graph; a `with tf.device(...):` block around
+them is kept around the graph code built in it. A feed dict bound to a name before the
 run becomes the tuple of its values (feeds.py); a function of the program given the session is given
 the graph instead, its runs pruned on their first run by `run_graph` (helpers.py). The program's shape
 is read in transforms/graph/bridge/: the region and sessions (region.py), run sites (sites.py), other
@@ -42,7 +43,7 @@ from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameP
 
 from transforms.base import RUN_SITES_KEY, TFTransform
 from transforms.common.qualnames import dotted_name, tensorflow_alias
-from transforms.common.syntax import Refusal
+from transforms.common.syntax import Refusal, code
 from transforms.graph.bridge.contexts import without_graph_contexts
 from transforms.graph.bridge.plan import read_plan
 from transforms.graph.bridge.region import NO_SESSION
@@ -70,7 +71,8 @@ class WrapGraphRegions(TFTransform):
             unwrapped = without_graph_contexts(self, original_node)
             program = with_session_lines_moved_down(self, unwrapped.module)
             plan = read_plan(self, program)
-            module, site_names = BridgeWriter(self, program, plan, tf, unwrapped.freed_names).write()
+            module, site_names = BridgeWriter(self, program, plan, tf, unwrapped.freed_names,
+                                              unwrapped.devices).write()
         except Refusal as refusal:
             if refusal.message != NO_SESSION:
                 self.report(refusal.node or original_node, f"graph not wrapped for TF2 either: {refusal.message}",
@@ -96,6 +98,9 @@ class WrapGraphRegions(TFTransform):
         for line in plan.layout.resets[:1]:
             self.report(line, "tf.reset_default_graph() removed: the wrapped graph is built in a graph of its own",
                         fixed=True)
+        for block in {id(block): block for block in unwrapped.devices.values()}.values():
+            self.report(block, f"{code(block.items[0].item)} kept around the graph code built in it; the code "
+                        "after the graph runs eagerly outside it", fixed=True)
         for block in unwrapped.blocks:
             self.report(block, "graph context removed: the wrapped graph is a graph of its own, and its "
                         "statements now run where the block was", fixed=True)

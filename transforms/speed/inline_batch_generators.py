@@ -28,7 +28,7 @@ from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from transforms.speed.fusion.scan import names_bound
 from transforms.graph.layers.keras_layers import NameAllocator
-from transforms.common.syntax import Refusal, code, is_docstring, walk
+from transforms.common.syntax import Refusal, is_docstring, walk
 from transforms.base import TFTransform
 from transforms.speed.vectorize_dataset_maps import plain_parameters
 

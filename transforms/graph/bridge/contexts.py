@@ -1,9 +1,12 @@
-"""Graph contexts around a program: a `with tf.Graph().as_default():` block holding its sessions.
+"""Contexts around a program: a `with tf.Graph().as_default():` or `with tf.device(...):` block holding
+its sessions.
 
-The wrapped graph is a graph of its own, so the block's statements join the code around it, and the
-program is read as if they had been written there. The block may also name its graph first
-(`graph = tf.Graph()` ... `with graph.as_default():`) when nothing else reads that name but the
-sessions' `graph=` argument, which goes with them.
+The block's statements join the code around it, and the program is read as if they had been written
+there. The wrapped graph is a graph of its own, so a graph context goes; it may also name its graph
+first (`graph = tf.Graph()` ... `with graph.as_default():`) when nothing else reads that name but the
+sessions' `graph=` argument, which goes with them. A device context is kept around the graph code
+built in it (the writer puts it back inside `build_graph()`); the code after the graph runs eagerly
+outside it.
 """
 from __future__ import annotations
 
@@ -12,9 +15,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from transforms.common.syntax import calls_under, load_names, only_small_statement
-from transforms.graph.bridge.region import host_body, hosts, is_session_call, opens_session
+from transforms.graph.bridge.region import is_session_call, opens_session, with_host_bodies
 
 NEW_GRAPH = "tf.Graph"
+DEVICE = "tf.device"
 
 
 @dataclass
@@ -22,24 +26,13 @@ class Unwrapped:
     module: cst.Module
     blocks: list[cst.With] = field(default_factory=list)  # the original blocks, for findings
     freed_names: set[str] = field(default_factory=set)  # graph names no longer bound or read
+    devices: dict[int, cst.With] = field(default_factory=dict)  # statement id -> the device block it was in
 
 
 def without_graph_contexts(transform, module: cst.Module) -> Unwrapped:
     """`module` with each graph context that holds a session replaced by its statements."""
     found = Unwrapped(module)
-    replaced = {}
-    for host in hosts(module):
-        body = host_body(host)
-        flattened = _flattened(transform, host, body, found)
-        if flattened is not body:
-            replaced[id(host)] = flattened
-    if not replaced:
-        return found
-    if id(module) in replaced:
-        module = module.with_changes(body=replaced.pop(id(module)))
-    statements = [statement.with_changes(body=statement.body.with_changes(body=replaced[id(statement)]))
-                  if id(statement) in replaced else statement for statement in module.body]
-    found.module = module.with_changes(body=statements)
+    found.module = with_host_bodies(module, lambda host, body: _flattened(transform, host, body, found))
     return found
 
 
@@ -47,8 +40,13 @@ def _flattened(transform, scope: cst.CSTNode, body: list[cst.BaseStatement], fou
     statements: list[cst.BaseStatement] = []
     unwrapped = []
     for statement in body:
+        if _is_device_block(transform, statement) and _holds_session(transform, statement):
+            statements.extend(_unwrapped(statement))
+            found.devices.update(_device_statements(transform, statement))
+            unwrapped.append(statement)
+            continue
         graph = _entered_graph(transform, statement)
-        if graph is None or not any(opens_session(transform, inner) for inner in statement.body.body):
+        if graph is None or not _holds_session(transform, statement):
             statements.append(statement)
             continue
         if isinstance(graph, cst.Name):
@@ -58,12 +56,37 @@ def _flattened(transform, scope: cst.CSTNode, body: list[cst.BaseStatement], fou
                 continue
             statements = [kept for kept in statements if kept is not line]
             found.freed_names.add(graph.value)
-        inner = list(statement.body.body)
-        inner[0] = inner[0].with_changes(leading_lines=[*statement.leading_lines, *inner[0].leading_lines])
-        statements.extend(inner)
+        statements.extend(_unwrapped(statement))
         unwrapped.append(statement)
-    found.blocks.extend(unwrapped)
+    found.blocks.extend(block for block in unwrapped if id(block) not in {id(b) for b in found.devices.values()})
     return statements if unwrapped else body
+
+
+def _holds_session(transform, block: cst.With) -> bool:
+    return any(opens_session(transform, inner) for inner in block.body.body)
+
+
+def _unwrapped(block: cst.With) -> list[cst.BaseStatement]:
+    inner = list(block.body.body)
+    inner[0] = inner[0].with_changes(leading_lines=[*block.leading_lines, *inner[0].leading_lines])
+    return inner
+
+
+def _is_device_block(transform, statement: cst.BaseStatement) -> bool:
+    """`with tf.device(...):`, alone, its block indented."""
+    return isinstance(statement, cst.With) and isinstance(statement.body, cst.IndentedBlock) \
+        and len(statement.items) == 1 and statement.items[0].asname is None \
+        and isinstance(statement.items[0].item, cst.Call) and transform.tf_name(statement.items[0].item.func) == DEVICE
+
+
+def _device_statements(transform, block: cst.With) -> dict[int, cst.With]:
+    """The statements built under the device: the block's own, and those of a session block in it."""
+    statements = list(block.body.body)
+    for statement in block.body.body:
+        if isinstance(statement, cst.With) and opens_session(transform, statement) \
+                and isinstance(statement.body, cst.IndentedBlock):
+            statements += statement.body.body
+    return {id(statement): block for statement in statements}
 
 
 def _entered_graph(transform, statement: cst.BaseStatement) -> cst.BaseExpression | None:

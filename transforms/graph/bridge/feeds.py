@@ -66,7 +66,7 @@ class NamedFeedReader:
             raise Refusal(name, f"{refusal}; its bindings feed different values")
         for binding in bindings[1:]:
             if [code(element.key) for element in binding.elements] != [code(key) for key in keys] \
-                    and any(next(calls_under(element.value), None) for element in binding.elements):
+                    and any(next(calls_under(element.value), None) is not None for element in binding.elements):
                 raise Refusal(binding, f"{refusal}; its bindings list the fed values in different orders, and "
                                        "computing them in one order would change the order of their calls")
         reads = [node for node in load_names(self.scope) if node.value == name.value and id(node) not in targets]

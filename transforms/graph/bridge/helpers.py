@@ -94,7 +94,7 @@ class HelperReader:
                 raise Refusal(call, f"`{function.name.value}()`, given the session, calls {name}(), which would "
                                     "build graph after the graph is built")
         for site in helper.sites:
-            if any(node is not site.call for node in calls_under(site.fetches)):
+            if next(calls_under(site.fetches), None) is not None:
                 raise Refusal(site.call, f"the fetch `{code(site.fetches)}` is computed at the run")
 
     def _check_calls_of(self, helper: SessionHelper) -> None:
@@ -155,7 +155,7 @@ def _argument_for(function: cst.FunctionDef, call: cst.Call, parameter: cst.Para
 def _check_key(key: cst.BaseExpression, what: str) -> None:
     """A helper's fed values are read where it runs, no longer where its feed dict was built: they must
     compute nothing."""
-    if any(True for _ in calls_under(key)):
+    if next(calls_under(key), None) is not None:
         raise Refusal(key, f"the {what} `{code(key)}` of a function given the session is computed by a call")
 
 

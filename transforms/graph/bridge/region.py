@@ -168,6 +168,23 @@ def hosts(module: cst.Module):
             yield statement
 
 
+def with_host_bodies(module: cst.Module, rewrite) -> cst.Module:
+    """`module` with each host's body replaced by `rewrite(host, body)` (the same list: unchanged)."""
+    replaced = {}
+    for host in hosts(module):
+        body = host_body(host)
+        rewritten = rewrite(host, body)
+        if rewritten is not body:
+            replaced[id(host)] = rewritten
+    if not replaced:
+        return module
+    if id(module) in replaced:
+        module = module.with_changes(body=replaced.pop(id(module)))
+    return module.with_changes(body=[
+        statement.with_changes(body=statement.body.with_changes(body=replaced[id(statement)]))
+        if id(statement) in replaced else statement for statement in module.body])
+
+
 def _is_main_guard(test: cst.BaseExpression) -> bool:
     return isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and test.left.value == "__name__" \
         and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Equal)

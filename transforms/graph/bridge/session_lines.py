@@ -11,25 +11,13 @@ from __future__ import annotations
 import libcst as cst
 
 from transforms.common.syntax import walk
-from transforms.graph.bridge.region import (host_body, hosts, is_cell_boundary, opens_session,
-                                           runs_a_default_session, session_name)
+from transforms.graph.bridge.region import (is_cell_boundary, opens_session, runs_a_default_session, session_name,
+                                           with_host_bodies)
 
 
 def with_session_lines_moved_down(transform, module: cst.Module) -> cst.Module:
     """`module` with each host's first session line moved down to its first use."""
-    replaced = {}
-    for host in hosts(module):
-        body = host_body(host)
-        moved = _moved_down(transform, body)
-        if moved is not body:
-            replaced[id(host)] = moved
-    if not replaced:
-        return module
-    if id(module) in replaced:
-        module = module.with_changes(body=replaced.pop(id(module)))
-    return module.with_changes(body=[
-        statement.with_changes(body=statement.body.with_changes(body=replaced[id(statement)]))
-        if id(statement) in replaced else statement for statement in module.body])
+    return with_host_bodies(module, lambda host, body: _moved_down(transform, body))
 
 
 def _moved_down(transform, body: list[cst.BaseStatement]) -> list[cst.BaseStatement]:

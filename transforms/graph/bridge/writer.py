@@ -2,8 +2,9 @@
 a function pruned from it; savers are built after it; sessions disappear."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
+from itertools import groupby
 from pathlib import Path
 
 import libcst as cst
@@ -29,8 +30,10 @@ def runtime_definitions() -> dict[str, str]:
 
 
 class BridgeWriter:
-    def __init__(self, transform, module: cst.Module, plan: Plan, tf: str, freed_names: Iterable[str] = ()) -> None:
+    def __init__(self, transform, module: cst.Module, plan: Plan, tf: str, freed_names: Iterable[str] = (),
+                 devices: Mapping[int, cst.With] | None = None) -> None:
         self.transform = transform
+        self.devices = devices or {}  # statement id -> the `with tf.device(...):` block it was built in
         self.module = module
         self.plan = plan
         self.tf = tf
@@ -86,7 +89,7 @@ class BridgeWriter:
         moved = {id(writer.statement) for writer in self.plan.writers if writer.statement in self.plan.region}
         region = [statement for statement in self.plan.region
                   if statement not in self.plan.config_lines and id(statement) not in moved]
-        statements = [self._in_region(statement) for statement in region] + self.region_tail
+        statements = self._under_devices(region) + self.region_tail
         statements = [statement.visit(_UnindentedBlankLines()) for statement in statements]
         names = sorted(bound_names(statements))
         layout = self.plan.layout
@@ -105,6 +108,17 @@ class BridgeWriter:
             return [function]
         bindings[0] = bindings[0].with_changes(leading_lines=comments)
         return [*bindings, function.with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
+
+    def _under_devices(self, region: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
+        """The region's statements, those built under a `with tf.device(...):` block put back in one."""
+        statements: list[cst.BaseStatement] = []
+        for device, group in groupby(region, key=lambda statement: self.devices.get(id(statement))):
+            rewritten = [self._in_region(statement) for statement in group]
+            if device is None:
+                statements += rewritten
+            else:
+                statements.append(cst.With(device.items, cst.IndentedBlock(rewritten)))
+        return statements
 
     def _in_region(self, statement: cst.BaseStatement) -> cst.BaseStatement:
         for saver in self.plan.savers:

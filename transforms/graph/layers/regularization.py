@@ -12,8 +12,6 @@ losses without calling every regularized layer it lists (a Keras layer not calle
 no terms, or stale ones)."""
 from __future__ import annotations
 
-import libcst as cst
-
 from transforms.common.graph_symbols import table
 from transforms.common.syntax import Refusal
 

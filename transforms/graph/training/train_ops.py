@@ -96,7 +96,7 @@ class TrainOpConverter:
 
     def register(self, item: Item, name: str, train_op) -> None:
         """Record a train op read from `item` (its reads: the loss's, the var_list's, the global step)."""
-        optimizer, call = train_op.optimizer, train_op.node
+        optimizer = train_op.optimizer
         if optimizer in self.minimized and self.optimizer_schedules.get(optimizer):
             self._read_rate_at_global_step(optimizer)  # a Keras schedule would count the steps of both
         self.minimized.add(optimizer)
