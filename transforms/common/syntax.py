@@ -54,6 +54,12 @@ class _ModuleMemo:
 _CODES = _ModuleMemo(kept=8)
 
 
+def shortened(text: str, width: int = 70) -> str:
+    """`text` on one line, cut to `width` characters with an ellipsis: code quoted in a message."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
 def module_code(module: cst.Module) -> str:
     """`module.code`, remembered for the modules met last."""
     text = _CODES.get(module)

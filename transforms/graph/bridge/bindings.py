@@ -21,6 +21,11 @@ def bound_names(statements: Iterable[cst.CSTNode]) -> set[str]:
     return names
 
 
+def mentions(node: cst.CSTNode, name: str) -> bool:
+    """Whether a Name node under `node` spells `name` (an attribute's or keyword's too)."""
+    return any(isinstance(child, cst.Name) and child.value == name for child in walk(node))
+
+
 def name_assignments(scope: cst.CSTNode) -> dict[int, tuple[str, cst.SimpleStatementLine]]:
     """The `name = value` lines under `scope`, by the identity of their value: (name, line)."""
     found = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from transforms.common.syntax import only_small_statement, walk
+from transforms.graph.bridge.bindings import mentions
 from transforms.graph.bridge.region import Layout
 
 CONFIG_PROTOS = frozenset({"tf.ConfigProto", "tf.GPUOptions"})
@@ -44,5 +45,5 @@ def _sets_attribute_of(statement: cst.BaseStatement, name: str) -> bool:
         return False
     while isinstance(target, cst.Attribute):
         target = target.value
-    reads_config = any(isinstance(node, cst.Name) and node.value == name for node in walk(small.value))
+    reads_config = mentions(small.value, name)
     return isinstance(target, cst.Name) and target.value == name and not reads_config

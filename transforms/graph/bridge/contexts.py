@@ -24,7 +24,7 @@ DEVICE = "tf.device"
 @dataclass
 class Unwrapped:
     module: cst.Module
-    blocks: list[cst.With] = field(default_factory=list)  # the original blocks, for findings
+    blocks: list[cst.With] = field(default_factory=list)  # the graph contexts removed, for findings
     freed_names: set[str] = field(default_factory=set)  # graph names no longer bound or read
     devices: dict[int, cst.With] = field(default_factory=dict)  # statement id -> the device block it was in
 
@@ -38,12 +38,12 @@ def without_graph_contexts(transform, module: cst.Module) -> Unwrapped:
 
 def _flattened(transform, scope: cst.CSTNode, body: list[cst.BaseStatement], found: Unwrapped):
     statements: list[cst.BaseStatement] = []
-    unwrapped = []
+    changed = False
     for statement in body:
         if _is_device_block(transform, statement) and _holds_session(transform, statement):
             statements.extend(_unwrapped(statement))
             found.devices.update(_device_statements(transform, statement))
-            unwrapped.append(statement)
+            changed = True
             continue
         graph = _entered_graph(transform, statement)
         if graph is None or not _holds_session(transform, statement):
@@ -57,9 +57,9 @@ def _flattened(transform, scope: cst.CSTNode, body: list[cst.BaseStatement], fou
             statements = [kept for kept in statements if kept is not line]
             found.freed_names.add(graph.value)
         statements.extend(_unwrapped(statement))
-        unwrapped.append(statement)
-    found.blocks.extend(block for block in unwrapped if id(block) not in {id(b) for b in found.devices.values()})
-    return statements if unwrapped else body
+        found.blocks.append(statement)
+        changed = True
+    return statements if changed else body
 
 
 def _holds_session(transform, block: cst.With) -> bool:

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from transforms.common.syntax import Refusal, calls_under, code, load_names, only_small_statement, walk
+from transforms.common.syntax import (Refusal, calls_under, code, load_names, only_small_statement, shortened,
+                                      walk)
+from transforms.graph.bridge.bindings import mentions
 
 NOT_WRITTEN = "is not written at the run (a dict keyed by graph tensors cannot be built outside the graph: " \
               "TF2 tensors are unhashable)"
@@ -77,20 +79,19 @@ class NamedFeedReader:
         bindings, targets = [], set()
         for node in walk(self.scope):
             small = only_small_statement(node) if isinstance(node, cst.SimpleStatementLine) else None
-            if isinstance(small, cst.Assign) and any(_names(target.target, name) for target in small.targets):
+            if isinstance(small, cst.Assign) and any(mentions(target.target, name) for target in small.targets):
                 if len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name) \
                         or not isinstance(small.value, cst.Dict):
-                    raise Refusal(small, f"the feed dict `{name}` is bound or changed by `{_short(code(node))}` "
+                    raise Refusal(small, f"the feed dict `{name}` is bound or changed by `{shortened(code(node))}` "
                                          f"and {NOT_WRITTEN}")
                 bindings.append(small.value)
                 targets.add(id(small.targets[0].target))
         return bindings, targets
 
 
-def _names(target: cst.BaseExpression, name: str) -> bool:
-    return any(isinstance(node, cst.Name) and node.value == name for node in walk(target))
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 70 else text[:67] + "..."
+def read_elsewhere(reader: NamedFeedReader, sites) -> cst.Name | None:
+    """The first read of a feed dict `reader` read that is not the feed dict of one of `sites` (whose
+    `feeds_read` is the name each reads): such a dict cannot become a tuple."""
+    at_sites = {id(site.feeds_read) for site in sites if site.feeds_read is not None}
+    reads = (read for named in reader.read_names.values() for read in named.reads)
+    return next((read for read in reads if id(read) not in at_sites), None)

@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import libcst as cst
+from libcst.metadata import ParentNodeProvider
 
 from transforms.common.graph_symbols import Category, categorize
 from transforms.common.syntax import Refusal, bind_arguments, calls_under, code, load_names
-from transforms.graph.bridge.feeds import NamedFeedReader, NamedFeeds
+from transforms.graph.bridge.feeds import NamedFeedReader, NamedFeeds, read_elsewhere
 from transforms.graph.bridge.sites import RUN_SIGNATURE
 
 HELPER_CALLS = frozenset({Category.PYTHON})  # what else a helper may call of TensorFlow's
@@ -26,6 +27,7 @@ class HelperSite:
     fetches: cst.BaseExpression
     feeds: list[cst.DictElement]
     named_feeds: NamedFeeds | None = None  # a feed dict the helper binds to a name before the run
+    feeds_read: cst.Name | None = None  # that name, as the site reads it
 
 
 @dataclass
@@ -68,23 +70,26 @@ class HelperReader:
         for node in load_names(function.body):
             if node.value == parameter.name.value:
                 helper.sites.append(self._site(function, node, named_feeds))
-        _check_named_feeds(named_feeds, helper.sites)
+        if (read := read_elsewhere(named_feeds, helper.sites)) is not None:
+            raise Refusal(read, f"the feed dict `{read.value}` is used other than as a run's feed dict")
         self._check_calls(function, helper)
         self._check_calls_of(helper)
         return helper
 
     def _site(self, function: cst.FunctionDef, node: cst.Name, named_feeds: NamedFeedReader) -> HelperSite:
-        for call in calls_under(function.body):
-            func = call.func
-            if isinstance(func, cst.Attribute) and func.value is node and func.attr.value == "run":
-                bound = bind_arguments(call, RUN_SIGNATURE, "Session.run")
-                if "options" in bound or "run_metadata" in bound or "fetches" not in bound:
-                    raise Refusal(call, "Session.run() with these arguments has no counterpart for a pruned function")
-                feed_dict = bound.get("feed_dict")
-                if isinstance(feed_dict, cst.Name) and feed_dict.value != "None":
-                    return HelperSite(call, bound["fetches"], [], named_feeds(feed_dict))
-                return HelperSite(call, bound["fetches"], _written_feeds(feed_dict))
-        raise Refusal(node, f"`{function.name.value}()` does more with the session than run it")
+        attribute = self.transform.get_metadata(ParentNodeProvider, node)
+        call = self.transform.get_metadata(ParentNodeProvider, attribute) if isinstance(attribute, cst.Attribute) \
+            else None
+        if not (isinstance(call, cst.Call) and call.func is attribute and attribute.value is node
+                and attribute.attr.value == "run"):
+            raise Refusal(node, f"`{function.name.value}()` does more with the session than run it")
+        bound = bind_arguments(call, RUN_SIGNATURE, "Session.run")
+        if "options" in bound or "run_metadata" in bound or "fetches" not in bound:
+            raise Refusal(call, "Session.run() with these arguments has no counterpart for a pruned function")
+        feed_dict = bound.get("feed_dict")
+        if isinstance(feed_dict, cst.Name) and feed_dict.value != "None":
+            return HelperSite(call, bound["fetches"], [], named_feeds(feed_dict), feed_dict)
+        return HelperSite(call, bound["fetches"], _written_feeds(feed_dict))
 
     def _check_calls(self, function: cst.FunctionDef, helper: SessionHelper) -> None:
         """A helper builds no graph: its TensorFlow calls are Python utilities, its fetches computed by none."""
@@ -157,15 +162,6 @@ def _check_key(key: cst.BaseExpression, what: str) -> None:
     compute nothing."""
     if next(calls_under(key), None) is not None:
         raise Refusal(key, f"the {what} `{code(key)}` of a function given the session is computed by a call")
-
-
-def _check_named_feeds(named_feeds: NamedFeedReader, sites: list[HelperSite]) -> None:
-    """A feed dict bound to a name becomes a tuple: the name must be read by run sites only."""
-    at_sites = {id(site.named_feeds) for site in sites if site.named_feeds is not None}
-    for named in named_feeds.read_names.values():
-        reads_at_sites = sum(1 for site in sites if site.named_feeds is named)
-        if id(named) not in at_sites or len(named.reads) != reads_at_sites:
-            raise Refusal(named.reads[0], f"the feed dict `{named.name}` is used other than as a run's feed dict")
 
 
 def _written_feeds(feed_dict: cst.BaseExpression | None) -> list[cst.DictElement]:

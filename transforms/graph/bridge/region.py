@@ -21,7 +21,7 @@ from transforms.common.graph_symbols import Category, categorize
 from transforms.common.qualnames import dotted_name
 from transforms.common.syntax import (Refusal, calls_under, children, is_docstring, leftmost_name, load_names,
                                       only_small_statement, walk)
-from transforms.graph.bridge.bindings import bound_names
+from transforms.graph.bridge.bindings import bound_names, mentions
 
 SESSIONS = frozenset({"tf.Session", "tf.InteractiveSession"})
 GRAPH_RESETS = frozenset({"tf.reset_default_graph"})
@@ -108,7 +108,7 @@ def _graph_built_after_session(transform, session: Session, following: list[cst.
     statements = list(block.body.body) if block is not None else following
     leading = []
     for statement in statements:
-        if _mentions(statement, session.name) or runs_a_default_session(statement) \
+        if mentions(statement, session.name) or runs_a_default_session(statement) \
                 or opens_session(transform, statement):
             break
         leading.append(statement)
@@ -118,7 +118,7 @@ def _graph_built_after_session(transform, session: Session, following: list[cst.
         leading = []
     later, computed = [], set()  # names the other statements bind
     for statement in statements[len(leading):]:
-        if not _mentions(statement, session.name) and _binds_graph_calls(transform, statement) \
+        if not mentions(statement, session.name) and _binds_graph_calls(transform, statement) \
                 and not _reads(statement) & computed:
             later.append(statement)
         else:
@@ -131,10 +131,6 @@ def runs_a_default_session(statement: cst.BaseStatement) -> bool:
     block makes."""
     return any(isinstance(call.func, cst.Attribute) and call.func.attr.value in ("eval", "run")
                for call in calls_under(statement))
-
-
-def _mentions(statement: cst.BaseStatement, name: str) -> bool:
-    return any(isinstance(node, cst.Name) and node.value == name for node in walk(statement))
 
 
 def _reads(statement: cst.BaseStatement) -> set[str]:

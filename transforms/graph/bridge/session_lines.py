@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from transforms.common.syntax import walk
+from transforms.graph.bridge.bindings import mentions
 from transforms.graph.bridge.region import (is_cell_boundary, opens_session, runs_a_default_session, session_name,
                                            with_host_bodies)
 
@@ -35,5 +35,4 @@ def _moved_down(transform, body: list[cst.BaseStatement]) -> list[cst.BaseStatem
 
 def _stops_move(transform, statement: cst.BaseStatement, name: str) -> bool:
     return opens_session(transform, statement) or runs_a_default_session(statement) \
-        or is_cell_boundary(transform, statement) \
-        or any(isinstance(node, cst.Name) and node.value == name for node in walk(statement))
+        or is_cell_boundary(transform, statement) or mentions(statement, name)

@@ -12,13 +12,12 @@ graph is built. Initializer calls among the fetches
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
 
 from transforms.common.syntax import Refusal, bind_arguments, code, is_constant
-from transforms.graph.bridge.feeds import NOT_WRITTEN, NamedFeeds
+from transforms.graph.bridge.feeds import NOT_WRITTEN, NamedFeedReader, NamedFeeds
 from transforms.graph.layers.keras_layers import NameAllocator
 
 INITIALIZERS = frozenset({"tf.global_variables_initializer", "tf.initialize_all_variables",
@@ -77,10 +76,7 @@ class GraphValues:
             raise Refusal(node, f"the {what} `{code(node)}` is computed at the run, not by the graph")
 
 
-NamedFeedsReader = Callable[[cst.Name], NamedFeeds]
-
-
-def read_run_call(call: cst.Call, values: GraphValues, named_feeds: NamedFeedsReader) -> RunSite:
+def read_run_call(call: cst.Call, values: GraphValues, named_feeds: NamedFeedReader) -> RunSite:
     """`sess.run(...)`."""
     bound = bind_arguments(call, RUN_SIGNATURE, "Session.run")
     for unsupported in ("options", "run_metadata"):
@@ -93,7 +89,7 @@ def read_run_call(call: cst.Call, values: GraphValues, named_feeds: NamedFeedsRe
 
 
 def read_eval_call(call: cst.Call, receiver: cst.BaseExpression, values: GraphValues,
-                   named_feeds: NamedFeedsReader) -> RunSite:
+                   named_feeds: NamedFeedReader) -> RunSite:
     """`tensor.eval(...)` / `op.run(...)`."""
     bound = bind_arguments(call, EVAL_SIGNATURE, "eval")
     values.check(receiver, "fetch")
@@ -101,7 +97,7 @@ def read_eval_call(call: cst.Call, receiver: cst.BaseExpression, values: GraphVa
 
 
 def _site(call: cst.Call, fetches: cst.BaseExpression, feed_dict: cst.BaseExpression | None, values: GraphValues,
-          named_feeds: NamedFeedsReader) -> RunSite:
+          named_feeds: NamedFeedReader) -> RunSite:
     if isinstance(feed_dict, cst.Name) and feed_dict.value != "None":
         return RunSite(call, fetches, [], named_feeds(feed_dict), feed_dict)
     return RunSite(call, fetches, _feeds(feed_dict, values))

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
-from transforms.common.syntax import Refusal, code, walk
-from transforms.graph.bridge.feeds import NamedFeedReader
+from transforms.common.syntax import Refusal, code, shortened, walk
+from transforms.graph.bridge.feeds import NamedFeedReader, read_elsewhere
 from transforms.graph.bridge.helpers import HelperReader, SessionHelper
 from transforms.graph.bridge.region import Session
 from transforms.graph.bridge.sites import GraphValues, RunSite, read_eval_call, read_run_call
@@ -60,12 +60,10 @@ class UseReader:
 
     def _check_named_feeds(self) -> None:
         """A feed dict bound to a name becomes a tuple: the name must be read by run sites only."""
-        at_sites = {id(site.feeds_read) for site in self.uses.sites if site.feeds_read is not None}
-        for named in self.named_feeds.read_names.values():
-            for read in named.reads:
-                if id(read) not in at_sites:
-                    raise Refusal(read, f"the feed dict `{named.name}` is used by "
-                                        f"`{_short(self._statement_code(read))}`, not only fed to a run")
+        read = read_elsewhere(self.named_feeds, self.uses.sites)
+        if read is not None:
+            raise Refusal(read, f"the feed dict `{read.value}` is used by "
+                                f"`{shortened(self._statement_code(read))}`, not only fed to a run")
 
     def _binding(self, session: Session) -> cst.CSTNode:
         block = session.block
@@ -98,7 +96,7 @@ class UseReader:
             if self._is_eval_call(call) and parent.keyword is not None and parent.keyword.value == "session":
                 self._add_site(read_eval_call(call, call.func.value, self.values, self.named_feeds))
                 return
-        raise Refusal(node, f"the session is used by `{_short(self._statement_code(node))}`, "
+        raise Refusal(node, f"the session is used by `{shortened(self._statement_code(node))}`, "
                             "not only to run the graph")
 
     def _read_helper_calls(self, reads: list[cst.Name]) -> set[int]:
@@ -182,8 +180,3 @@ class UseReader:
         if isinstance(node, cst.BaseCompoundStatement):
             return code(node).splitlines()[0]
         return code(node)
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 70 else text[:67] + "..."

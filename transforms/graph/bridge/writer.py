@@ -177,8 +177,8 @@ class BridgeWriter:
                     self.helper_replacements[id(binding)] = lambda _, n=site.named_feeds, b=binding: n.as_tuple(b)
                 name = function_name(site, self.names)
                 self.site_names.append((site.call, name))
-                self.helper_replacements[id(site.call)] = lambda updated, name=name, site=site: _run_graph_call(
-                    graph, name, updated, site)
+                self.helper_replacements[id(site.call)] = lambda _, name=name, site=site: _run_graph_call(
+                    graph, name, site)
         self.replacements.update(self.helper_replacements)
 
     def _function_lines(self) -> list[cst.BaseStatement]:
@@ -280,7 +280,7 @@ def _parameters(function: cst.FunctionDef) -> set[str]:
     return {param.name.value for param in every}
 
 
-def _run_graph_call(graph: cst.Name, name: str, call: cst.Call, site) -> cst.Call:
+def _run_graph_call(graph: cst.Name, name: str, site) -> cst.Call:
     """`run_graph(graph, "name", fetches, [keys], [values])` for a run in a function given the session."""
     arguments = [cst.Arg(graph), cst.Arg(cst.SimpleString(f'"{name}"')), cst.Arg(site.fetches)]
     if site.named_feeds is not None:
