@@ -64,6 +64,10 @@ out["run_graph_repeats"] = float(runs[0]["loss"]) == float(runs[1]["loss"])
 out["run_graph_pruned"] = len(vars(graph)["pruned_runs"])
 out["run_graph_op"] = run_graph(graph, "run_ops", [train_op], [x], (batch,))
 out["run_graph_pruned_later"] = len(vars(graph)["pruned_runs"])
+keyed = {x.ref(): batch}
+out["run_graph_keyed"] = float(run_graph(graph, "run_pair", loss, keyed)) \
+    == float(run_graph(graph, "run_pair", loss, [x], [batch]))
+out["run_graph_keyed_pruned"] = len(vars(graph)["pruned_runs"])
 print(json.dumps(out))
 """
 
@@ -86,6 +90,8 @@ def test_wrapped_graph_keeps_tf1_variable_life_cycle_and_session_results(tmp_pat
     assert out["run_graph_keys"] == ["loss", "step"] and out["run_graph_repeats"]
     assert out["run_graph_pruned"] == 1
     assert out["run_graph_op"] == [None] and out["run_graph_pruned_later"] == 2
+    # a feed dict keyed by `.ref()`s runs the function pruned for its fed values, as a list of them does
+    assert out["run_graph_keyed"] and out["run_graph_keyed_pruned"] == 3
 
 
 WRAPPED_EXAMPLES = sorted(path.name for path in EXAMPLES.glob("wrapped_*.py"))

@@ -92,9 +92,15 @@ class WrapGraphRegions(TFTransform):
                         "tf.config (allow_growth: tf.config.experimental.set_memory_growth, soft placement: "
                         "tf.config.set_soft_device_placement)", fixed=True)
         for helper in plan.uses.helpers:
-            self.report(helper.function, f"{helper.function.name.value}() is given the wrapped graph where it was given "
-                        "the session; its runs are functions pruned from the graph on their first run (run_graph)",
+            name = helper.function.name.value
+            runs = "; its runs are functions pruned from the graph on their first run (run_graph)" \
+                if helper.sites else ""
+            self.report(helper.function, f"{name}() is given the wrapped graph where it was given the session{runs}",
                         fixed=True)
+            for assignment in helper.eager_assignments:
+                self.report(assignment.line, f"the assignment {name}() runs at once runs where it is built in TF2, "
+                            f"eagerly on the wrapped graph's variable (`{code(assignment.variable)}."
+                            f"{assignment.method}(...)`); its run is removed", fixed=True)
         for line in plan.layout.resets[:1]:
             self.report(line, "tf.reset_default_graph() removed: the wrapped graph is built in a graph of its own",
                         fixed=True)

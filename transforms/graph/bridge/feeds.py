@@ -5,6 +5,11 @@ the name is bound only to dict literals keyed by the same graph values and read 
 of run sites, each binding becomes the tuple of its values, in the key order of the first one, and each
 run site calls its function with them unpacked: `feed = (batch,)` ... `run_op(*feed)`. The values are
 computed where the dict was, as before.
+
+A dict that also gains keys after it is bound (`feed[y] = labels`, often in one branch of an `if`), or
+whose bindings feed different values, is *keyed*: what it feeds is known only at the run. It stays a
+dict, keyed by the fed values' `.ref()`s (`{x.ref(): batch}`, `feed[y.ref()] = labels`), and its run
+sites call `run_graph`, which prunes one function per set of fed values.
 """
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from transforms.common.syntax import (Refusal, calls_under, code, load_names, only_small_statement, shortened,
-                                      walk)
+                                      walk_outside_functions)
 from transforms.graph.bridge.bindings import mentions
 
 NOT_WRITTEN = "is not written at the run (a dict keyed by graph tensors cannot be built outside the graph: " \
@@ -26,6 +31,8 @@ class NamedFeeds:
     keys: list[cst.BaseExpression]  # the fed graph values, in the order of the first binding
     bindings: list[cst.Dict]  # every dict literal bound to the name
     reads: list[cst.Name]  # every read of the name: each one a run site's feed dict
+    stores: list[cst.Subscript]  # every `name[key] = ...` target
+    keyed: bool  # what it feeds is known only at the run (see the module docstring)
 
     def as_tuple(self, binding: cst.Dict) -> cst.Tuple:
         """`{x: a, y: b}` as `(a, b)`, its values in the order of `keys`, its layout kept."""
@@ -36,6 +43,21 @@ class NamedFeeds:
             elements[0] = elements[0].with_changes(comma=cst.Comma())  # (a,): a tuple of one
         return cst.Tuple(elements, lpar=[cst.LeftParen(whitespace_after=binding.lbrace.whitespace_after)],
                          rpar=[cst.RightParen(whitespace_before=binding.rbrace.whitespace_before)])
+
+    def rewritten(self, node: cst.CSTNode) -> cst.CSTNode:
+        """A binding or a store as it reads after the rewrite (see the module docstring)."""
+        if isinstance(node, cst.Subscript):
+            index = node.slice[0].slice
+            return node.with_changes(slice=[node.slice[0].with_changes(slice=index.with_changes(
+                value=_ref(index.value)))])
+        if self.keyed:
+            return node.with_changes(elements=[element.with_changes(key=_ref(element.key))
+                                               for element in node.elements])
+        return self.as_tuple(node)
+
+    def nodes(self) -> list[cst.CSTNode]:
+        """The bindings and stores the rewrite changes."""
+        return [*self.bindings, *self.stores]
 
 
 class NamedFeedReader:
@@ -53,7 +75,7 @@ class NamedFeedReader:
 
     def _read(self, name: cst.Name) -> NamedFeeds:
         refusal = f"the feed dict `{name.value}` {NOT_WRITTEN}"
-        bindings, targets = self._bindings(name.value)
+        bindings, stores, targets = self._bindings(name.value)
         if not bindings:
             raise Refusal(name, refusal)
         for binding in bindings:
@@ -61,32 +83,53 @@ class NamedFeedReader:
                 raise Refusal(binding, refusal)
             for element in binding.elements:
                 self.check_key(element.key, "fed value")
+        for store in stores:
+            self.check_key(store.slice[0].slice.value, "fed value")
         keys = [element.key for element in bindings[0].elements]
         key_codes = sorted(code(key) for key in keys)
-        if len(set(key_codes)) != len(key_codes) or \
-                any(sorted(code(element.key) for element in binding.elements) != key_codes for binding in bindings):
-            raise Refusal(name, f"{refusal}; its bindings feed different values")
-        for binding in bindings[1:]:
+        if len(set(key_codes)) != len(key_codes):
+            raise Refusal(name, f"{refusal}; it feeds one value twice")
+        keyed = bool(stores) or any(sorted(code(element.key) for element in binding.elements) != key_codes
+                                    for binding in bindings)
+        for binding in bindings[1:] if not keyed else ():
             if [code(element.key) for element in binding.elements] != [code(key) for key in keys] \
                     and any(next(calls_under(element.value), None) is not None for element in binding.elements):
                 raise Refusal(binding, f"{refusal}; its bindings list the fed values in different orders, and "
                                        "computing them in one order would change the order of their calls")
-        reads = [node for node in load_names(self.scope) if node.value == name.value and id(node) not in targets]
-        return NamedFeeds(name.value, keys, bindings, reads)
+        in_scope = {id(node) for node in walk_outside_functions(self.scope)}  # a function's names are its own
+        reads = [node for node in load_names(self.scope)
+                 if node.value == name.value and id(node) in in_scope and id(node) not in targets]
+        return NamedFeeds(name.value, keys, bindings, reads, stores, keyed)
 
-    def _bindings(self, name: str) -> tuple[list[cst.Dict], set[int]]:
-        """The dict literals `name = {...}` binds in the scope, and the target nodes of those lines."""
-        bindings, targets = [], set()
-        for node in walk(self.scope):
+    def _bindings(self, name: str) -> tuple[list[cst.Dict], list[cst.Subscript], set[int]]:
+        """The dict literals `name = {...}` binds in the scope, the targets `name[key] = ...` stores
+        to, and the nodes naming it in those targets."""
+        bindings, stores, targets = [], [], set()
+        for node in walk_outside_functions(self.scope):
             small = only_small_statement(node) if isinstance(node, cst.SimpleStatementLine) else None
             if isinstance(small, cst.Assign) and any(mentions(target.target, name) for target in small.targets):
-                if len(small.targets) != 1 or not isinstance(small.targets[0].target, cst.Name) \
-                        or not isinstance(small.value, cst.Dict):
+                target = small.targets[0].target if len(small.targets) == 1 else None
+                if isinstance(target, cst.Name) and isinstance(small.value, cst.Dict):
+                    bindings.append(small.value)
+                elif _is_store(target, name):
+                    stores.append(target)
+                    target = target.value
+                else:
                     raise Refusal(small, f"the feed dict `{name}` is bound or changed by `{shortened(code(node))}` "
                                          f"and {NOT_WRITTEN}")
-                bindings.append(small.value)
-                targets.add(id(small.targets[0].target))
-        return bindings, targets
+                targets.add(id(target))
+        return bindings, stores, targets
+
+
+def _is_store(target: cst.BaseExpression | None, name: str) -> bool:
+    """`name[key]`, one key, as an assignment's target."""
+    return isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and target.value.value == name \
+        and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index) \
+        and target.slice[0].slice.star is None and not mentions(target.slice[0].slice.value, name)
+
+
+def _ref(key: cst.BaseExpression) -> cst.Call:
+    return cst.Call(cst.Attribute(key, cst.Name("ref")))
 
 
 def read_elsewhere(reader: NamedFeedReader, sites) -> cst.Name | None:

@@ -5,6 +5,11 @@ run) and call nothing that builds graph. What it fetches may be values it is giv
 list of ops), known only when it runs, so each of its run sites becomes `run_graph(graph, name,
 fetches, feeds, values)`: the function pruned for those fetches and feeds is made on their first run
 and kept. The helper then takes the wrapped graph where it took the session, under the graph's name.
+
+One idiom builds graph in a helper and is kept: a variable assigned a constant, the op run at once
+(`op = tf.assign(model.embedding, tf.constant(vectors))`, then `sess.run(op)` on the next line). In
+TF2 the helper runs eagerly, where such an assignment runs as it is built, on the wrapped graph's
+variable: the line becomes `model.embedding.assign(...)` and the run goes.
 """
 from __future__ import annotations
 
@@ -14,11 +19,15 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
 from transforms.common.graph_symbols import Category, categorize
-from transforms.common.syntax import Refusal, bind_arguments, calls_under, code, load_names
+from transforms.common.syntax import (Refusal, bind_arguments, calls_under, code, load_names, only_small_statement,
+                                      walk)
+from transforms.graph.bridge.bindings import mentions
 from transforms.graph.bridge.feeds import NamedFeedReader, NamedFeeds, read_elsewhere
 from transforms.graph.bridge.sites import RUN_SIGNATURE
 
 HELPER_CALLS = frozenset({Category.PYTHON})  # what else a helper may call of TensorFlow's
+EAGER_VALUES = frozenset({"tf.constant"})  # what a helper may build for an eager assignment
+ASSIGNMENTS = {"tf.assign": "assign", "tf.assign_add": "assign_add", "tf.assign_sub": "assign_sub"}
 
 
 @dataclass
@@ -31,11 +40,27 @@ class HelperSite:
 
 
 @dataclass
+class EagerAssignment:
+    line: cst.SimpleStatementLine  # `op = tf.assign(variable, value)`
+    run_line: cst.SimpleStatementLine  # `sess.run(op)`, the next line
+    method: str  # the variable's method doing the same: assign, assign_add, assign_sub
+    variable: cst.BaseExpression
+    value: cst.BaseExpression
+    value_line: cst.SimpleStatementLine | None  # `value = tf.constant(...)`, when the value is a name
+
+    def eager_line(self) -> cst.SimpleStatementLine:
+        """`variable.assign(value)`, the line's comments kept."""
+        call = cst.Call(cst.Attribute(self.variable, cst.Name(self.method)), [cst.Arg(self.value)])
+        return self.line.with_changes(body=[cst.Expr(call)])
+
+
+@dataclass
 class SessionHelper:
     function: cst.FunctionDef
     parameter: cst.Param  # the session's parameter
     sites: list[HelperSite] = field(default_factory=list)
     arguments: list[cst.Arg] = field(default_factory=list)  # the session given to it, at each call
+    eager_assignments: list[EagerAssignment] = field(default_factory=list)
 
 
 class HelperReader:
@@ -69,7 +94,12 @@ class HelperReader:
         named_feeds = NamedFeedReader(function.body, _check_key)
         for node in load_names(function.body):
             if node.value == parameter.name.value:
-                helper.sites.append(self._site(function, node, named_feeds))
+                site = self._site(function, node, named_feeds)
+                assignment = self._eager_assignment(function, site)
+                if assignment is None:
+                    helper.sites.append(site)
+                else:
+                    helper.eager_assignments.append(assignment)
         if (read := read_elsewhere(named_feeds, helper.sites)) is not None:
             raise Refusal(read, f"the feed dict `{read.value}` is used other than as a run's feed dict")
         self._check_calls(function, helper)
@@ -91,11 +121,56 @@ class HelperReader:
             return HelperSite(call, bound["fetches"], [], named_feeds(feed_dict), feed_dict)
         return HelperSite(call, bound["fetches"], _written_feeds(feed_dict))
 
+    def _eager_assignment(self, function: cst.FunctionDef, site: HelperSite) -> EagerAssignment | None:
+        """The assignment `site` runs, when it is one that can run where it is built (see the module
+        docstring)."""
+        fetched = site.fetches
+        run_line = self.transform.get_metadata(ParentNodeProvider, self.transform.get_metadata(
+            ParentNodeProvider, site.call))
+        if not isinstance(fetched, cst.Name) or site.feeds or site.named_feeds is not None \
+                or not isinstance(run_line, cst.SimpleStatementLine) or len(run_line.body) != 1:
+            return None
+        body = self.transform.get_metadata(ParentNodeProvider, run_line)
+        index = body.body.index(run_line)
+        line = body.body[index - 1] if index else None
+        small = only_small_statement(line) if isinstance(line, cst.SimpleStatementLine) else None
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Call)
+                and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == fetched.value):
+            return None
+        method = ASSIGNMENTS.get(self.transform.tf_name(small.value.func))
+        bound = _assign_arguments(small.value)
+        if method is None or bound is None or sum(node.value == fetched.value
+                                                  for node in load_names(function.body)) != 2:
+            return None  # not an assignment, or its op is read other than by its run
+        value_line = self._eager_value_line(function, bound[1])
+        if value_line is None and not self._is_constant_call(bound[1]):
+            return None
+        return EagerAssignment(line, run_line, method, *bound, value_line)
+
+    def _is_constant_call(self, value: cst.BaseExpression) -> bool:
+        return isinstance(value, cst.Call) and self.transform.tf_name(value.func) in EAGER_VALUES
+
+    def _eager_value_line(self, function: cst.FunctionDef, value: cst.BaseExpression) -> cst.SimpleStatementLine | None:
+        """The line `value = tf.constant(...)`, when `value` is a name the helper binds only there and reads
+        nowhere else."""
+        if not isinstance(value, cst.Name) or sum(node.value == value.value for node in load_names(function.body)) != 2:
+            return None
+        lines = [line for line in walk(function.body) if isinstance(line, cst.SimpleStatementLine)
+                 and any(mentions(target.target, value.value) for small in line.body if isinstance(small, cst.Assign)
+                         for target in small.targets)]
+        small = only_small_statement(lines[0]) if len(lines) == 1 else None
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and self._is_constant_call(small.value):
+            return lines[0]
+        return None
+
     def _check_calls(self, function: cst.FunctionDef, helper: SessionHelper) -> None:
-        """A helper builds no graph: its TensorFlow calls are Python utilities, its fetches computed by none."""
+        """A helper builds no graph: its TensorFlow calls are Python utilities (and the eager assignments'
+        constants), its fetches computed by none."""
+        eager = {id(call) for assignment in helper.eager_assignments
+                 for line in (assignment.line, assignment.value_line) if line is not None for call in calls_under(line)}
         for call in calls_under(function.body):
             name = self.transform.tf_name(call.func)
-            if name and categorize(name)[0] not in HELPER_CALLS:
+            if name and categorize(name)[0] not in HELPER_CALLS and id(call) not in eager:
                 raise Refusal(call, f"`{function.name.value}()`, given the session, calls {name}(), which would "
                                     "build graph after the graph is built")
         for site in helper.sites:
@@ -155,6 +230,17 @@ def _argument_for(function: cst.FunctionDef, call: cst.Call, parameter: cst.Para
             if _parameter_given(function, call, argument) is parameter:
                 return argument
     return None
+
+
+def _assign_arguments(call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(variable, value) of `tf.assign(ref, value)` given nothing else, the variable computed by no call."""
+    try:
+        bound = bind_arguments(call, ["ref", "value"], "tf.assign")
+    except Refusal:
+        return None
+    if len(bound) != 2 or next(calls_under(bound["ref"]), None) is not None:
+        return None
+    return bound["ref"], bound["value"]
 
 
 def _check_key(key: cst.BaseExpression, what: str) -> None:

@@ -80,7 +80,7 @@ def _region_end(transform, body: list[cst.BaseStatement], layout: Layout) -> int
     read what the graph code before them binds (loading data, say), which stay as they are."""
     end = layout.end
     for candidate in range(layout.end - 1, layout.start, -1):
-        tail = body[candidate:layout.end]
+        tail = [statement for statement in body[candidate:layout.end] if not _plain_function(statement)]
         graph_names = bound_names(body[layout.start:candidate])
         reads = {node.value for statement in tail for node in walk(statement) if isinstance(node, cst.Name)}
         if any(transform.tf_names(node) for node in walk(body[candidate])):
@@ -88,6 +88,13 @@ def _region_end(transform, body: list[cst.BaseStatement], layout: Layout) -> int
         if not reads & graph_names:
             end = candidate
     return end
+
+
+def _plain_function(statement: cst.BaseStatement) -> bool:
+    """A function definition reading nothing when it runs (no decorators, no defaults): what its body
+    reads is read when it is called."""
+    return isinstance(statement, cst.FunctionDef) and not statement.decorators \
+        and all(param.default is None for param in statement.params.params)
 
 
 def _only_initializes(site: RunSite, values: GraphValues) -> bool:

@@ -84,7 +84,7 @@ def read_layout(transform, module: cst.Module) -> Layout:
     if host is None:
         raise Refusal(None, NO_SESSION)
     body = host_body(host)
-    builders = _program_callables(module)
+    builders = _program_callables(transform, module)
     start = _region_start(transform, body[:first], builders)
     hoisted = _graph_built_after_session(transform, sessions[0], body[first + 1:], builders)
     if start == first and not hoisted:
@@ -240,12 +240,7 @@ def _region_start(transform, statements: list[cst.BaseStatement], builders: set[
     graph reset or a `disable_v2_behavior()` call, and using TensorFlow for more than its Python
     utilities (flags, logging, file access), or calling the program's own code (`Model(...)`)."""
     for index, statement in enumerate(statements):
-        if _is_preamble(transform, statement):
-            continue
-        if any(categorize(name)[0] is not Category.PYTHON
-               for node in _outermost_names(statement) for name in transform.tf_names(node)):
-            return index
-        if any(_leftmost_value(call.func) in builders for call in calls_under(statement)):
+        if not _is_preamble(transform, statement) and _may_build(transform, statement, builders):
             return index
     return len(statements)
 
@@ -255,10 +250,11 @@ def _leftmost_value(node: cst.BaseExpression) -> str | None:
     return name.value if name is not None else None
 
 
-def _program_callables(module: cst.Module) -> set[str]:
-    """Names that may build graph when called: the module's functions and classes, and what it imports
-    from modules that are neither the standard library nor a known data library (its own modules)."""
-    names = {s.name.value for s in module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+def _program_callables(transform, module: cst.Module) -> set[str]:
+    """Names that may build graph when called: the module's classes, its functions that use TensorFlow
+    beyond its Python utilities or call such names, and what it imports from modules that are neither
+    the standard library nor a known data library (its own modules)."""
+    names = {s.name.value for s in module.body if isinstance(s, cst.ClassDef)}
     for node in walk(module):
         if isinstance(node, cst.ImportFrom) and node.relative:
             names |= _imported_names(node)
@@ -269,7 +265,17 @@ def _program_callables(module: cst.Module) -> set[str]:
             for alias in node.names:
                 if _is_program_module(dotted_name(alias.name)):
                     names.add(alias.asname.name.value if alias.asname else dotted_name(alias.name).split(".")[0])
+    functions = [s for s in module.body if isinstance(s, cst.FunctionDef)]
+    while building := [f for f in functions if f.name.value not in names and _may_build(transform, f, names)]:
+        names |= {function.name.value for function in building}
     return names
+
+
+def _may_build(transform, node: cst.CSTNode, builders: set[str]) -> bool:
+    """Whether `node` uses TensorFlow beyond its Python utilities or calls one of `builders`."""
+    return any(categorize(name)[0] is not Category.PYTHON
+               for outer in _outermost_names(node) for name in transform.tf_names(outer)) \
+        or any(_leftmost_value(call.func) in builders for call in calls_under(node))
 
 
 def _imported_names(node: cst.ImportFrom) -> set[str]:

@@ -2,7 +2,7 @@
 
 `wrap_tf1_graph` builds the graph once, as a TF2 function graph (`tf.compat.v1.wrap_function`), and
 `graph_function` turns one `Session.run` site into a TF2 function pruned from it (`run_graph` does
-so on a site's first run, where its fetches are known only then). Variables keep TF1's
+so on a site's first run, where its fetches or fed values are known only then). Variables keep TF1's
 life cycle: each holds zeros until the graph's initializer op runs (`global_variables_initializer()`
 and the like work inside the wrapped graph), and running it again draws new initial values, as a
 second `sess.run(init)` did.
@@ -67,9 +67,12 @@ def graph_function(graph, feeds, fetches, name):
 
 
 def run_graph(graph, name, fetches, feeds=(), values=()):
-    """`Session.run(fetches, dict(zip(feeds, values)))` over the wrapped `graph`, for a run whose fetches are
-    known only when it runs (a function given the session): the function pruned for these fetches and
-    feeds (see graph_function) is made on their first run and kept on the graph."""
+    """`Session.run(fetches, dict(zip(feeds, values)))` over the wrapped `graph`, for a run whose fetches or
+    fed values are known only when it runs (a function given the session, a feed dict gaining keys): the
+    function pruned for these fetches and feeds (see graph_function) is made on their first run and kept on
+    the graph. `feeds` may also be the feed dict itself, keyed by the fed values' `.ref()`s."""
+    if isinstance(feeds, dict):
+        feeds, values = [key.deref() for key in feeds], list(feeds.values())
     flat_fetches = tf.nest.flatten(fetches)
     key = (name, tuple(map(id, flat_fetches)), tuple(map(id, feeds)))  # graph values live as long as the graph
     pruned = vars(graph).setdefault("pruned_runs", {})

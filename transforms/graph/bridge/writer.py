@@ -3,6 +3,7 @@ a function pruned from it; savers are built after it; sessions disappear."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from functools import lru_cache
 from itertools import groupby
 from pathlib import Path
@@ -66,12 +67,16 @@ class BridgeWriter:
         module = self._with_host_body([*pre, *build, *after_graph, *rest])
         if self.helper_replacements:
             module = replace_nodes(module, self.helper_replacements)
-        needed = ["wrap_tf1_graph", "graph_function"] + (["run_graph"] if self.plan.uses.helpers else []) \
+        needed = ["wrap_tf1_graph", "graph_function"] + (["run_graph"] if self._runs_graph() else []) \
             + (["TF1FileWriter"] if self.plan.writers else [])
         helpers = [after_blank_lines(helper)
                    for helper in parsed_definitions([runtime_definitions()[name] for name in needed], self.tf)]
         body = insert_definitions(list(module.body), position_after_imports(list(module.body)), helpers)
         return module.with_changes(body=body), self.site_names
+
+    def _runs_graph(self) -> bool:
+        keyed = any(site.named_feeds is not None and site.named_feeds.keyed for site in self.plan.uses.sites)
+        return keyed or bool(self.plan.uses.helpers)
 
     def _with_host_body(self, statements: list[cst.BaseStatement]) -> cst.Module:
         host, dropped = self.plan.layout.host, self.plan.layout.dropped
@@ -147,6 +152,9 @@ class BridgeWriter:
     def _sites(self) -> None:
         by_signature: dict[tuple, str] = {}
         for site in self.plan.uses.sites:
+            if site.named_feeds is not None and site.named_feeds.keyed:
+                self._keyed_site(site)
+                continue
             signature = site.signature()
             if signature not in by_signature:
                 by_signature[signature] = function_name(site, self.names)
@@ -159,10 +167,24 @@ class BridgeWriter:
                 arguments = [cst.Arg(element.value) for element in site.feeds]
             self.replacements[id(site.call)] = lambda _, name=name, arguments=arguments: cst.Call(
                 cst.Name(name), arguments)
-        named_feeds = {id(site.named_feeds): site.named_feeds for site in self.plan.uses.sites if site.named_feeds}
+        self._named_feeds(self.plan.uses.sites, self.replacements)
+
+    def _keyed_site(self, site: RunSite) -> None:
+        """A run fed a keyed feed dict (feeds.py): what it feeds is known only at the run, so it calls
+        run_graph, where the function for each set of fed values is pruned on its first run."""
+        name = function_name(site, self.names)
+        self.site_names.append((site.call, name))
+        graph = cst.Name(self.graph_name)
+        self.replacements[id(site.call)] = lambda _: _run_graph_call(
+            graph, name, replace(site, fetches=replace_nodes(site.fetches, self.replacements)))
+
+    @staticmethod
+    def _named_feeds(sites, replacements: dict[int, object]) -> None:
+        """The bindings and stores of the feed dicts `sites` read, rewritten (see feeds.py)."""
+        named_feeds = {id(site.named_feeds): site.named_feeds for site in sites if site.named_feeds}
         for named in named_feeds.values():
-            for binding in named.bindings:
-                self.replacements[id(binding)] = lambda _, named=named, binding=binding: named.as_tuple(binding)
+            for node in named.nodes():
+                replacements[id(node)] = lambda _, named=named, node=node: named.rewritten(node)
 
     def _helpers(self) -> None:
         """A function given the session takes the wrapped graph instead; its runs call run_graph."""
@@ -172,9 +194,11 @@ class BridgeWriter:
             for argument in helper.arguments:
                 self.helper_replacements[id(argument)] = lambda updated: updated.with_changes(
                     value=graph, keyword=graph if updated.keyword is not None else None)
+            self._named_feeds(helper.sites, self.helper_replacements)
+            for assignment in helper.eager_assignments:
+                self.helper_replacements[id(assignment.line)] = lambda _, assignment=assignment: assignment.eager_line()
+                self.helper_replacements[id(assignment.run_line)] = lambda _: cst.RemovalSentinel.REMOVE
             for site in helper.sites:
-                for binding in site.named_feeds.bindings if site.named_feeds is not None else ():
-                    self.helper_replacements[id(binding)] = lambda _, n=site.named_feeds, b=binding: n.as_tuple(b)
                 name = function_name(site, self.names)
                 self.site_names.append((site.call, name))
                 self.helper_replacements[id(site.call)] = lambda _, name=name, site=site: _run_graph_call(
@@ -281,11 +305,14 @@ def _parameters(function: cst.FunctionDef) -> set[str]:
 
 
 def _run_graph_call(graph: cst.Name, name: str, site) -> cst.Call:
-    """`run_graph(graph, "name", fetches, [keys], [values])` for a run in a function given the session."""
+    """`run_graph(graph, "name", fetches, [keys], [values])`, or `run_graph(graph, "name", fetches, feed)`
+    for a keyed feed dict, for a run whose fetches or fed values are known only when it runs."""
     arguments = [cst.Arg(graph), cst.Arg(cst.SimpleString(f'"{name}"')), cst.Arg(site.fetches)]
-    if site.named_feeds is not None:
-        arguments += [cst.Arg(cst.List([cst.Element(key) for key in site.named_feeds.keys])),
-                      cst.Arg(cst.Name(site.named_feeds.name))]
+    named = site.named_feeds
+    if named is not None and named.keyed:
+        arguments.append(cst.Arg(cst.Name(named.name)))
+    elif named is not None:
+        arguments += [cst.Arg(cst.List([cst.Element(key) for key in named.keys])), cst.Arg(cst.Name(named.name))]
     elif site.feeds:
         arguments += [cst.Arg(cst.List([cst.Element(element.key) for element in site.feeds])),
                       cst.Arg(cst.List([cst.Element(element.value) for element in site.feeds]))]
