@@ -101,6 +101,9 @@ class WrapGraphRegions(TFTransform):
                 self.report(assignment.line, f"the assignment {name}() runs at once runs where it is built in TF2, "
                             f"eagerly on the wrapped graph's variable (`{code(assignment.variable)}."
                             f"{assignment.method}(...)`); its run is removed", fixed=True)
+        for assignment in plan.uses.assignments:
+            self.report(assignment.line, f"tf.{assignment.method}() run at once -> `{code(assignment.variable)}."
+                        f"{assignment.method}(...)`, run eagerly on the wrapped graph's variable", fixed=True)
         for line in plan.layout.resets[:1]:
             self.report(line, "tf.reset_default_graph() removed: the wrapped graph is built in a graph of its own",
                         fixed=True)

@@ -6,10 +6,12 @@ of run sites, each binding becomes the tuple of its values, in the key order of 
 run site calls its function with them unpacked: `feed = (batch,)` ... `run_op(*feed)`. The values are
 computed where the dict was, as before.
 
-A dict that also gains keys after it is bound (`feed[y] = labels`, often in one branch of an `if`), or
-whose bindings feed different values, is *keyed*: what it feeds is known only at the run. It stays a
-dict, keyed by the fed values' `.ref()`s (`{x.ref(): batch}`, `feed[y.ref()] = labels`), and its run
-sites call `run_graph`, which prunes one function per set of fed values.
+A dict that also gains keys after it is bound (`feed[y] = labels`, often in one branch of an `if`, or
+`feed[c] = state.c` for each part of an RNN state), or whose bindings feed different values, is
+*keyed*: what it feeds is known only at the run. It stays a dict, keyed by the fed values' `.ref()`s
+(`{x.ref(): batch}`, `feed[y.ref()] = labels`), and its run sites call `run_graph`, which prunes one
+function per set of fed values. The keys it gains need not be named by the graph code: any graph
+tensor found at the run will do.
 """
 from __future__ import annotations
 
@@ -83,8 +85,6 @@ class NamedFeedReader:
                 raise Refusal(binding, refusal)
             for element in binding.elements:
                 self.check_key(element.key, "fed value")
-        for store in stores:
-            self.check_key(store.slice[0].slice.value, "fed value")
         keys = [element.key for element in bindings[0].elements]
         key_codes = sorted(code(key) for key in keys)
         if len(set(key_codes)) != len(key_codes):

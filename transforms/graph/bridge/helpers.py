@@ -21,13 +21,13 @@ from libcst.metadata import ParentNodeProvider
 from transforms.common.graph_symbols import Category, categorize
 from transforms.common.syntax import (Refusal, bind_arguments, calls_under, code, load_names, only_small_statement,
                                       walk)
+from transforms.graph.bridge.assignments import Assignment, assignment_of
 from transforms.graph.bridge.bindings import mentions
 from transforms.graph.bridge.feeds import NamedFeedReader, NamedFeeds, read_elsewhere
 from transforms.graph.bridge.sites import RUN_SIGNATURE
 
 HELPER_CALLS = frozenset({Category.PYTHON})  # what else a helper may call of TensorFlow's
 EAGER_VALUES = frozenset({"tf.constant"})  # what a helper may build for an eager assignment
-ASSIGNMENTS = {"tf.assign": "assign", "tf.assign_add": "assign_add", "tf.assign_sub": "assign_sub"}
 
 
 @dataclass
@@ -40,18 +40,10 @@ class HelperSite:
 
 
 @dataclass
-class EagerAssignment:
-    line: cst.SimpleStatementLine  # `op = tf.assign(variable, value)`
-    run_line: cst.SimpleStatementLine  # `sess.run(op)`, the next line
-    method: str  # the variable's method doing the same: assign, assign_add, assign_sub
-    variable: cst.BaseExpression
-    value: cst.BaseExpression
+class EagerAssignment(Assignment):
+    """`op = tf.assign(...)` (the line), run at once by `sess.run(op)` (the run line)."""
+    run_line: cst.SimpleStatementLine
     value_line: cst.SimpleStatementLine | None  # `value = tf.constant(...)`, when the value is a name
-
-    def eager_line(self) -> cst.SimpleStatementLine:
-        """`variable.assign(value)`, the line's comments kept."""
-        call = cst.Call(cst.Attribute(self.variable, cst.Name(self.method)), [cst.Arg(self.value)])
-        return self.line.with_changes(body=[cst.Expr(call)])
 
 
 @dataclass
@@ -137,15 +129,14 @@ class HelperReader:
         if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Call)
                 and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == fetched.value):
             return None
-        method = ASSIGNMENTS.get(self.transform.tf_name(small.value.func))
-        bound = _assign_arguments(small.value)
-        if method is None or bound is None or sum(node.value == fetched.value
-                                                  for node in load_names(function.body)) != 2:
+        found = assignment_of(self.transform, small.value)
+        if found is None or sum(node.value == fetched.value for node in load_names(function.body)) != 2:
             return None  # not an assignment, or its op is read other than by its run
-        value_line = self._eager_value_line(function, bound[1])
-        if value_line is None and not self._is_constant_call(bound[1]):
+        method, variable, value = found
+        value_line = self._eager_value_line(function, value)
+        if value_line is None and not self._is_constant_call(value):
             return None
-        return EagerAssignment(line, run_line, method, *bound, value_line)
+        return EagerAssignment(line, method, variable, value, run_line, value_line)
 
     def _is_constant_call(self, value: cst.BaseExpression) -> bool:
         return isinstance(value, cst.Call) and self.transform.tf_name(value.func) in EAGER_VALUES
@@ -230,17 +221,6 @@ def _argument_for(function: cst.FunctionDef, call: cst.Call, parameter: cst.Para
             if _parameter_given(function, call, argument) is parameter:
                 return argument
     return None
-
-
-def _assign_arguments(call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
-    """(variable, value) of `tf.assign(ref, value)` given nothing else, the variable computed by no call."""
-    try:
-        bound = bind_arguments(call, ["ref", "value"], "tf.assign")
-    except Refusal:
-        return None
-    if len(bound) != 2 or next(calls_under(bound["ref"]), None) is not None:
-        return None
-    return bound["ref"], bound["value"]
 
 
 def _check_key(key: cst.BaseExpression, what: str) -> None:

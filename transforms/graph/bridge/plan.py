@@ -38,6 +38,7 @@ class Plan:
     uses: SessionUses
     savers: list[Saver]
     initializer_calls: list[cst.Call]
+    listing_calls: list[cst.Call]  # `tf.trainable_variables()` and the like, fetched by runs
     config_lines: list[cst.BaseStatement]  # building a ConfigProto only the sessions read
     writers: list[Writer]
 
@@ -61,9 +62,10 @@ def read_plan(transform, module: cst.Module) -> Plan:
     uses = UseReader(transform, module, scope, layout.sessions, saver_names, values, writers).read()
     if not uses.helpers and not [site for site in uses.sites if not _only_initializes(site, values)]:
         raise Refusal(layout.sessions[0].call, "the session runs nothing but initializers")
-    _check_after(transform, after, uses.sites, values)
+    _check_after(transform, after, uses, values)
     config_lines = session_config_lines(transform, layout)
-    return Plan(layout, region, region_names, uses, savers, values.initializer_calls, config_lines, writers)
+    return Plan(layout, region, region_names, uses, savers, values.initializer_calls, values.listing_calls,
+                config_lines, writers)
 
 
 def _without_hoisted(statement: cst.BaseStatement, layout: Layout) -> cst.BaseStatement:
@@ -126,10 +128,11 @@ def _check_region(transform, region: list[cst.BaseStatement]) -> None:
                 raise Refusal(node, "the graph-building code declares global names")
 
 
-def _check_after(transform, statements: list[cst.BaseStatement], sites: list[RunSite], values: GraphValues) -> None:
+def _check_after(transform, statements: list[cst.BaseStatement], uses: SessionUses, values: GraphValues) -> None:
     """Code after the graph must not build more of it: no graph-building calls, no op on a graph value
-    outside a run site."""
-    in_sites = {id(node) for site in sites for node in walk(site.call)}
+    outside a run site (or an assignment run eagerly)."""
+    in_sites = {id(node) for site in uses.sites for node in walk(site.call)}
+    in_sites |= {id(node) for assignment in uses.assignments for node in walk(assignment.line)}
     for statement in statements:
         for call in calls_under(statement):
             if id(call) in in_sites:

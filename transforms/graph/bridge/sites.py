@@ -22,6 +22,9 @@ from transforms.graph.layers.keras_layers import NameAllocator
 
 INITIALIZERS = frozenset({"tf.global_variables_initializer", "tf.initialize_all_variables",
                           "tf.local_variables_initializer", "tf.initialize_local_variables"})
+# Variable listings a run may fetch: the graph is complete when it runs, so they are listed at its end.
+LISTINGS = {"tf.global_variables": "global_variables", "tf.all_variables": "global_variables",
+            "tf.trainable_variables": "trainable_variables", "tf.local_variables": "local_variables"}
 RUN_SIGNATURE = ["fetches", "feed_dict", "options", "run_metadata"]
 EVAL_SIGNATURE = ["feed_dict", "session"]
 
@@ -49,6 +52,7 @@ class GraphValues:
         self.transform = transform
         self.names = region_names - other_names
         self.initializer_calls: list[cst.Call] = []
+        self.listing_calls: list[cst.Call] = []
 
     def check(self, node: cst.BaseExpression, what: str) -> None:
         if isinstance(node, cst.Name):
@@ -72,6 +76,8 @@ class GraphValues:
                 self.check(element.value, what)
         elif isinstance(node, cst.Call) and self.transform.tf_name(node.func) in INITIALIZERS and not node.args:
             self.initializer_calls.append(node)
+        elif isinstance(node, cst.Call) and self.transform.tf_name(node.func) in LISTINGS and not node.args:
+            self.listing_calls.append(node)
         else:
             raise Refusal(node, f"the {what} `{code(node)}` is computed at the run, not by the graph")
 

@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
-from transforms.common.syntax import Refusal, code, shortened, walk
+from transforms.common.syntax import Refusal, bind_arguments, code, shortened, walk
+from transforms.graph.bridge.assignments import Assignment, run_assignment
 from transforms.graph.bridge.feeds import NamedFeedReader, read_elsewhere
 from transforms.graph.bridge.helpers import HelperReader, SessionHelper
 from transforms.graph.bridge.region import Session
-from transforms.graph.bridge.sites import GraphValues, RunSite, read_eval_call, read_run_call
+from transforms.graph.bridge.sites import RUN_SIGNATURE, GraphValues, RunSite, read_eval_call, read_run_call
 from transforms.graph.bridge.writers import Writer
 
 SAVER_METHODS = frozenset({"save", "restore"})
@@ -25,6 +26,7 @@ class SessionUses:
     saver_arguments: list[cst.Arg] = field(default_factory=list)  # the session given to save / restore
     graph_reads: list[cst.Attribute] = field(default_factory=list)  # `sess.graph` given to a summary writer
     helpers: list[SessionHelper] = field(default_factory=list)  # functions of the program given the session
+    assignments: list[Assignment] = field(default_factory=list)  # `sess.run(tf.assign(...))` lines
 
 
 class UseReader:
@@ -80,7 +82,10 @@ class UseReader:
             call = self.parent(parent)
             if isinstance(call, cst.Call) and call.func is parent:
                 if parent.attr.value == "run":
-                    self._add_site(read_run_call(call, self.values, self.named_feeds))
+                    if (assignment := self._run_assignment(call)) is not None:
+                        self.uses.assignments.append(assignment)
+                    else:
+                        self._add_site(read_run_call(call, self.values, self.named_feeds))
                     return
                 if parent.attr.value == "close" and (line := self._close_line(call)) is not None:
                     self.uses.closes.append(line)
@@ -127,6 +132,17 @@ class UseReader:
         return id(call) in self.writer_calls or (
             isinstance(func, cst.Attribute) and func.attr.value == "add_graph"
             and isinstance(func.value, cst.Name) and func.value.value in self.writer_names)
+
+    def _run_assignment(self, call: cst.Call) -> Assignment | None:
+        """`sess.run(tf.assign(variable, value))` on a line of its own, run eagerly (assignments.py)."""
+        bound = bind_arguments(call, RUN_SIGNATURE, "Session.run")
+        expression = self.parent(call)
+        if set(bound) != {"fetches"} or not isinstance(expression, cst.Expr):
+            return None
+        assignment = run_assignment(self.transform, self.parent(expression), bound["fetches"], self.values.names)
+        if assignment is not None:
+            self.values.check(assignment.variable, "assigned variable")
+        return assignment
 
     def _add_site(self, site: RunSite) -> None:
         self.seen_calls.add(id(site.call))

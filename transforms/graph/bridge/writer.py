@@ -16,7 +16,7 @@ from transforms.common.syntax import code, load_names, replace_nodes, unwrapped_
 from transforms.graph.bridge.bindings import bound_names
 from transforms.graph.bridge.plan import Plan
 from transforms.graph.bridge.savers import outside_listing
-from transforms.graph.bridge.sites import RunSite, function_name
+from transforms.graph.bridge.sites import LISTINGS, RunSite, function_name
 from transforms.graph.layers.keras_layers import NameAllocator
 
 HELPERS = ("wrap_tf1_graph", "graph_function", "run_graph", "TF1FileWriter")
@@ -53,6 +53,7 @@ class BridgeWriter:
 
     def write(self) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
         self._initializers()
+        self._listings()
         self._sites()
         self._helpers()
         self._session_uses()
@@ -140,6 +141,12 @@ class BridgeWriter:
                 made[key] = self.names.fresh("initialize_local_variables" if "local" in key else "initialize_variables")
                 self.region_tail.append(cst.parse_statement(f"{made[key]} = {key}\n"))
             name = made[key]
+            self.replacements[id(call)] = lambda _, name=name: cst.Name(name)
+
+    def _listings(self) -> None:
+        """`sess.run(tf.trainable_variables())`: the listing is made at the end of the graph."""
+        for call in self.plan.listing_calls:
+            name = self._graph_listing(LISTINGS[self.transform.tf_name(call.func)])
             self.replacements[id(call)] = lambda _, name=name: cst.Name(name)
 
     # -- after the graph -----------------------------------------------------------------------------
@@ -249,6 +256,8 @@ class BridgeWriter:
             self.replacements[id(line)] = lambda _: cst.RemovalSentinel.REMOVE
         for argument in uses.saver_arguments:
             self.replacements[id(argument)] = lambda updated: updated.with_changes(value=cst.Name("None"))
+        for assignment in uses.assignments:
+            self.replacements[id(assignment.line)] = lambda _, assignment=assignment: assignment.eager_line()
         for read in uses.graph_reads:
             self.replacements[id(read)] = lambda _: cst.Attribute(cst.Name(self.graph_name), cst.Name("graph"))
 
