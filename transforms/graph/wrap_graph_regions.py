@@ -71,8 +71,8 @@ class WrapGraphRegions(TFTransform):
             unwrapped = without_graph_contexts(self, original_node)
             program = with_session_lines_moved_down(self, unwrapped.module)
             plan = read_plan(self, program)
-            module, site_names = BridgeWriter(self, program, plan, tf, unwrapped.freed_names,
-                                              unwrapped.devices).write()
+            writer = BridgeWriter(self, program, plan, tf, unwrapped.freed_names, unwrapped.devices)
+            module, site_names = writer.write()
         except Refusal as refusal:
             if refusal.message != NO_SESSION:
                 self.report(refusal.node or original_node, f"graph not wrapped for TF2 either: {refusal.message}",
@@ -86,7 +86,11 @@ class WrapGraphRegions(TFTransform):
         for call, name in site_names:
             line = self.get_metadata(PositionProvider, call).start.line
             self.context.scratch.setdefault(RUN_SITES_KEY, []).append((line, name))
-            self.report(call, f"session run -> {name}(), pruned from the wrapped graph", fixed=True)
+            if id(call) in writer.run_graph_sites:
+                self.report(call, f'session run -> run_graph(..., "{name}"), pruned from the wrapped graph on its '
+                                  "first run with these fetches and fed values", fixed=True)
+            else:
+                self.report(call, f"session run -> {name}(), pruned from the wrapped graph", fixed=True)
         for line in plan.config_lines[:1]:
             self.report(line, "the sessions' tf.ConfigProto is gone with them; TF2 takes such settings from "
                         "tf.config (allow_growth: tf.config.experimental.set_memory_growth, soft placement: "

@@ -47,6 +47,7 @@ class BridgeWriter:
         self.replacements: dict[int, object] = {}
         self.functions: list[tuple[str, RunSite]] = []  # (name, first site) per signature
         self.site_names: list[tuple[cst.Call, str]] = []
+        self.run_graph_sites: set[int] = set()  # ids of the site calls that become run_graph(...)
         self.region_tail: list[cst.BaseStatement] = []
         self.listings: dict[str, str] = {}
         self.helper_replacements: dict[int, object] = {}  # in functions given the session, wherever they are
@@ -61,10 +62,10 @@ class BridgeWriter:
         layout = self.plan.layout
         body = layout.body
         gone = [*layout.dropped, *self.plan.config_lines]
-        pre = [s for s in body[:layout.start] if s not in gone]
-        rest = [s for statement in body[layout.region_end:] if statement not in gone
-                for s in self._after(statement)]
+        pre, comments = _kept(body[:layout.start], gone, lambda statement: [statement])
+        rest, _ = _kept(body[layout.region_end:], gone, self._after)
         build = self._build_function(pre)
+        build[0] = _with_comments(build[0], comments)
         module = self._with_host_body([*pre, *build, *after_graph, *rest])
         if self.helper_replacements:
             module = replace_nodes(module, self.helper_replacements)
@@ -152,9 +153,13 @@ class BridgeWriter:
     # -- after the graph -----------------------------------------------------------------------------
 
     def _wrap_line(self) -> cst.BaseStatement:
+        """`graph = wrap_tf1_graph(build_graph)`, under the comments of the session's config lines the graph
+        code held (the lines go with the sessions)."""
         line = cst.parse_statement(f"{self.graph_name} = wrap_tf1_graph({self.build_name})\n")
         blank_lines = 2 if isinstance(self.plan.layout.host, cst.Module) else 1
-        return line.with_changes(leading_lines=[cst.EmptyLine(indent=False)] * blank_lines)
+        comments = [line for statement in self.plan.config_lines if statement in self.plan.region
+                    for line in statement.leading_lines if line.comment is not None]
+        return line.with_changes(leading_lines=[cst.EmptyLine(indent=False)] * blank_lines + comments)
 
     def _sites(self) -> None:
         by_signature: dict[tuple, str] = {}
@@ -181,6 +186,7 @@ class BridgeWriter:
         run_graph, where the function for each set of fed values is pruned on its first run."""
         name = function_name(site, self.names)
         self.site_names.append((site.call, name))
+        self.run_graph_sites.add(id(site.call))
         graph = cst.Name(self.graph_name)
         self.replacements[id(site.call)] = lambda _: _run_graph_call(
             graph, name, replace(site, fetches=replace_nodes(site.fetches, self.replacements)))
@@ -208,6 +214,7 @@ class BridgeWriter:
             for site in helper.sites:
                 name = function_name(site, self.names)
                 self.site_names.append((site.call, name))
+                self.run_graph_sites.add(id(site.call))
                 self.helper_replacements[id(site.call)] = lambda _, name=name, site=site: _run_graph_call(
                     graph, name, site)
         self.replacements.update(self.helper_replacements)
@@ -274,6 +281,27 @@ class BridgeWriter:
         if statement in self.plan.uses.closes or statement in self.plan.layout.hoisted:
             return []
         return [replace_nodes(statement, self.replacements)]
+
+
+def _kept(statements: list[cst.BaseStatement], gone: list[cst.BaseStatement],
+          rewrite) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
+    """`rewrite(statement)` of each statement not in `gone`, the comments above a removed statement kept
+    above the next one written; and the comments left over at the end."""
+    kept, comments = [], []
+    for statement in statements:
+        if statement in gone:
+            comments += [line for line in statement.leading_lines if line.comment is not None]
+            continue
+        written = rewrite(statement)
+        if written:
+            written[0] = _with_comments(written[0], comments)
+            comments = []
+        kept += written
+    return kept, comments
+
+
+def _with_comments(statement: cst.BaseStatement, comments: list[cst.EmptyLine]) -> cst.BaseStatement:
+    return statement.with_changes(leading_lines=[*comments, *statement.leading_lines]) if comments else statement
 
 
 class _UnindentedBlankLines(cst.CSTTransformer):
