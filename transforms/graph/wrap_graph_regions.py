@@ -71,8 +71,8 @@ class WrapGraphRegions(TFTransform):
             unwrapped = without_graph_contexts(self, original_node)
             program = with_session_lines_moved_down(self, unwrapped.module)
             plan = read_plan(self, program)
-            writer = BridgeWriter(self, program, plan, tf, unwrapped.freed_names, unwrapped.devices)
-            module, site_names = writer.write()
+            module, site_names = BridgeWriter(self, program, plan, tf, unwrapped.freed_names,
+                                              unwrapped.devices).write()
         except Refusal as refusal:
             if refusal.message != NO_SESSION:
                 self.report(refusal.node or original_node, f"graph not wrapped for TF2 either: {refusal.message}",
@@ -83,10 +83,11 @@ class WrapGraphRegions(TFTransform):
                     f"graph kept as TF1 code, built once by tf.compat.v1.wrap_function; its session runs are "
                     f"TF2 functions pruned from it ({', '.join(f + '()' for f in functions)}); random initial "
                     "values are drawn with other op seeds than TF1 gave them", fixed=True, severity="warning")
+        run_graph_calls = {id(site.call) for site in plan.uses.run_graph_sites()}
         for call, name in site_names:
             line = self.get_metadata(PositionProvider, call).start.line
             self.context.scratch.setdefault(RUN_SITES_KEY, []).append((line, name))
-            if id(call) in writer.run_graph_sites:
+            if id(call) in run_graph_calls:
                 self.report(call, f'session run -> run_graph(..., "{name}"), pruned from the wrapped graph on its '
                                   "first run with these fetches and fed values", fixed=True)
             else:
@@ -101,13 +102,9 @@ class WrapGraphRegions(TFTransform):
                 if helper.sites else ""
             self.report(helper.function, f"{name}() is given the wrapped graph where it was given the session{runs}",
                         fixed=True)
-            for assignment in helper.eager_assignments:
-                self.report(assignment.line, f"the assignment {name}() runs at once runs where it is built in TF2, "
-                            f"eagerly on the wrapped graph's variable (`{code(assignment.variable)}."
-                            f"{assignment.method}(...)`); its run is removed", fixed=True)
-        for assignment in plan.uses.assignments:
-            self.report(assignment.line, f"tf.{assignment.method}() run at once -> `{code(assignment.variable)}."
-                        f"{assignment.method}(...)`, run eagerly on the wrapped graph's variable", fixed=True)
+        assignments = [*plan.uses.assignments, *(a for helper in plan.uses.helpers for a in helper.eager_assignments)]
+        for assignment in assignments:
+            self.report(assignment.line, assignment.finding(), fixed=True)
         for line in plan.layout.resets[:1]:
             self.report(line, "tf.reset_default_graph() removed: the wrapped graph is built in a graph of its own",
                         fixed=True)

@@ -28,6 +28,10 @@ class Assignment:
         call = cst.Call(cst.Attribute(self.variable, cst.Name(self.method)), [cst.Arg(self.value)])
         return self.line.with_changes(body=[cst.Expr(call)])
 
+    def finding(self) -> str:
+        return f"tf.{self.method}() built and run at once -> `{code(self.variable)}.{self.method}(...)`, run " \
+               "eagerly on the wrapped graph's variable"
+
 
 def assignment_of(transform, call: cst.BaseExpression) -> tuple[str, cst.BaseExpression, cst.BaseExpression] | None:
     """(method, variable, value) of `tf.assign(ref, value)` given nothing else, the variable computed by

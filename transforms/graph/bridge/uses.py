@@ -28,6 +28,12 @@ class SessionUses:
     helpers: list[SessionHelper] = field(default_factory=list)  # functions of the program given the session
     assignments: list[Assignment] = field(default_factory=list)  # `sess.run(tf.assign(...))` lines
 
+    def run_graph_sites(self) -> list:
+        """The sites whose fetches or fed values are known only at the run (a keyed feed dict's, a
+        helper's): they call run_graph."""
+        keyed = [site for site in self.sites if site.named_feeds is not None and site.named_feeds.keyed]
+        return keyed + [site for helper in self.helpers for site in helper.sites]
+
 
 class UseReader:
     def __init__(self, transform, module: cst.Module, scope: cst.CSTNode, sessions: list[Session], savers: set[str],

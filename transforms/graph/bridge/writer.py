@@ -47,7 +47,6 @@ class BridgeWriter:
         self.replacements: dict[int, object] = {}
         self.functions: list[tuple[str, RunSite]] = []  # (name, first site) per signature
         self.site_names: list[tuple[cst.Call, str]] = []
-        self.run_graph_sites: set[int] = set()  # ids of the site calls that become run_graph(...)
         self.region_tail: list[cst.BaseStatement] = []
         self.listings: dict[str, str] = {}
         self.helper_replacements: dict[int, object] = {}  # in functions given the session, wherever they are
@@ -77,8 +76,7 @@ class BridgeWriter:
         return module.with_changes(body=body), self.site_names
 
     def _runs_graph(self) -> bool:
-        keyed = any(site.named_feeds is not None and site.named_feeds.keyed for site in self.plan.uses.sites)
-        return keyed or bool(self.plan.uses.helpers)
+        return bool(self.plan.uses.run_graph_sites() or self.plan.uses.helpers)
 
     def _with_host_body(self, statements: list[cst.BaseStatement]) -> cst.Module:
         host, dropped = self.plan.layout.host, self.plan.layout.dropped
@@ -186,7 +184,6 @@ class BridgeWriter:
         run_graph, where the function for each set of fed values is pruned on its first run."""
         name = function_name(site, self.names)
         self.site_names.append((site.call, name))
-        self.run_graph_sites.add(id(site.call))
         graph = cst.Name(self.graph_name)
         self.replacements[id(site.call)] = lambda _: _run_graph_call(
             graph, name, replace(site, fetches=replace_nodes(site.fetches, self.replacements)))
@@ -214,7 +211,6 @@ class BridgeWriter:
             for site in helper.sites:
                 name = function_name(site, self.names)
                 self.site_names.append((site.call, name))
-                self.run_graph_sites.add(id(site.call))
                 self.helper_replacements[id(site.call)] = lambda _, name=name, site=site: _run_graph_call(
                     graph, name, site)
         self.replacements.update(self.helper_replacements)
