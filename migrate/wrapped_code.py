@@ -62,7 +62,15 @@ def _add_used_only_by_graph_code(graph: set[Definition], definitions: dict[str, 
     grew = bool(graph)
     while grew:
         grew = False
+        _add_nested(graph)
         for name, found in definitions.items():
             if not set(found) <= graph and users[name] and all(user in graph for user in users[name]):
                 graph.update(found)
                 grew = True
+
+
+def _add_nested(graph: set[Definition]) -> None:
+    """Adds the definitions nested in graph code: a graph class's methods are graph code too, and
+    so is what only they use."""
+    graph.update({node for definition in list(graph) for node in walk(definition)
+                  if isinstance(node, (cst.FunctionDef, cst.ClassDef))})

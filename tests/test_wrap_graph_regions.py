@@ -108,6 +108,49 @@ def test_refused_program_becomes_a_wrapped_graph():
     assert "wrap_tf1_graph(build_graph)" in code
 
 
+# TFM201 refuses the model class (a method neither builds graph in __init__ nor runs the session);
+# its methods and the module helper they call are graph code, built only into the wrapped graph.
+MODEL_CLASS_WITH_HELPER = '''import numpy as np
+import tensorflow as tf
+
+
+def dense(x, size):
+    weights = tf.get_variable("weights", [int(x.shape[1]), size])
+    return tf.matmul(x, weights)
+
+
+class Model:
+    def __init__(self):
+        self.x = tf.placeholder(tf.float32, [None, 3])
+        self.y = self.project()
+
+    def project(self):
+        return dense(self.x, 2)
+
+    def unused(self, sess):
+        return tf.trainable_variables()
+
+
+def test():
+    model = Model()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        print(sess.run(model.y, {model.x: np.ones([1, 3])}))
+
+
+test()
+'''
+
+
+def test_methods_of_a_wrapped_model_class_and_their_helpers_are_graph_code(tmp_path):
+    program = tmp_path / "model.py"
+    program.write_text(MODEL_CLASS_WITH_HELPER)
+    outcome = migrate_path(str(program))
+    assert ("TFM203", True) in {(finding.code, finding.fixed) for finding in outcome.findings}
+    assert "tf.compat.v1.get_variable" in outcome.new_source
+    assert outcome.level == "wrapped"
+
+
 @pytest.mark.parametrize("name", WRAPPED_EXAMPLES)
 def test_wrapped_example_verifies_equivalent(tmp_path, name):
     """Each wrapped_*.py example (TFM201 refuses it, TFM203 wraps it) against its legacy run."""
@@ -126,5 +169,6 @@ def test_wrapped_examples_cover_the_hosts_and_session_styles():
     assert len(sources) >= 3
     joined = "\n".join(sources.values())
     for shape in ("def main():", 'if __name__ == "__main__":', "tf.InteractiveSession()", "tf.summary.FileWriter",
-                  "saver.restore(", ".eval(", "tf.nn.dropout(", ".as_default():"):
+                  "saver.restore(", ".eval(", "tf.nn.dropout(", ".as_default():", "with sess.as_default():",
+                  "tf.train.global_step(sess"):
         assert shape in joined, shape

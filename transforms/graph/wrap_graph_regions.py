@@ -21,7 +21,7 @@ values), fed values convert to their placeholder's dtype, results come back as N
 built after the graph over the same variables and keep TF1's checkpoint format
 (transforms/graph/bridge/savers.py); FileWriters become `TF1FileWriter` (writers.py); the sessions'
 ConfigProto goes with them (configs.py), and so do a `with tf.Graph().as_default():` block around them
-(contexts.py) and a `tf.reset_default_graph()` before the graph; a `with tf.device(...):` block around
+and a `with sess.as_default():` block after a session line (contexts.py) and a `tf.reset_default_graph()` before the graph; a `with tf.device(...):` block around
 them is kept around the graph code built in it. A feed dict bound to a name before the
 run becomes the tuple of its values (feeds.py); a function of the program given the session is given
 the graph instead, its runs pruned on their first run by `run_graph` (helpers.py). The program's shape
@@ -114,6 +114,9 @@ class WrapGraphRegions(TFTransform):
         for block in unwrapped.blocks:
             self.report(block, "graph context removed: the wrapped graph is a graph of its own, and its "
                         "statements now run where the block was", fixed=True)
+        for block in unwrapped.default_sessions:
+            self.report(block, f"{code(block.items[0].item)} removed: the session's runs are pruned functions, "
+                        "and the block's statements now run where it was", fixed=True)
         for saver in plan.savers:
             self.report(saver.call, "tf.train.Saver built after the wrapped graph over the same variables: "
                         "TF1 checkpoints, names and format kept", fixed=True)

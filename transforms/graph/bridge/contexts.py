@@ -1,12 +1,15 @@
 """Contexts around a program: a `with tf.Graph().as_default():` or `with tf.device(...):` block holding
-its sessions.
+its sessions, and a `with sess.as_default():` block right after a session line.
 
 The block's statements join the code around it, and the program is read as if they had been written
 there. The wrapped graph is a graph of its own, so a graph context goes; it may also name its graph
 first (`graph = tf.Graph()` ... `with graph.as_default():`) when nothing else reads that name but the
 sessions' `graph=` argument, which goes with them. A device context is kept around the graph code
 built in it (the writer puts it back inside `build_graph()`); the code after the graph runs eagerly
-outside it.
+outside it. A session's default context (`sess = tf.Session(config=...)`, then `with sess.as_default():`
+around the model, its closures and the loop, as the cnn-text-classification family writes it) goes too
+when its runs all name the session: each becomes a pruned function. One that runs the default session
+(`tensor.eval()`, `op.run()`) is refused.
 """
 from __future__ import annotations
 
@@ -14,8 +17,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from transforms.common.syntax import calls_under, load_names, only_small_statement
-from transforms.graph.bridge.region import is_session_call, opens_session, with_host_bodies
+from transforms.common.syntax import Refusal, calls_under, code, load_names, only_small_statement, shortened
+from transforms.graph.bridge.region import is_session_call, opens_session, session_name, with_host_bodies
 
 NEW_GRAPH = "tf.Graph"
 DEVICE = "tf.device"
@@ -27,6 +30,7 @@ class Unwrapped:
     blocks: list[cst.With] = field(default_factory=list)  # the graph contexts removed, for findings
     freed_names: set[str] = field(default_factory=set)  # graph names no longer bound or read
     devices: dict[int, cst.With] = field(default_factory=dict)  # statement id -> the device block it was in
+    default_sessions: list[cst.With] = field(default_factory=list)  # `with sess.as_default():` blocks removed
 
 
 def without_graph_contexts(transform, module: cst.Module) -> Unwrapped:
@@ -59,7 +63,42 @@ def _flattened(transform, scope: cst.CSTNode, body: list[cst.BaseStatement], fou
         statements.extend(_unwrapped(statement))
         found.blocks.append(statement)
         changed = True
-    return statements if changed else body
+    return _without_default_sessions(transform, statements if changed else body, found)
+
+
+def _without_default_sessions(transform, body: list[cst.BaseStatement], found: Unwrapped):
+    """`body` with each `with sess.as_default():` block after the line opening `sess` replaced by its
+    statements (the same list when there is none)."""
+    statements: list[cst.BaseStatement] = []
+    sessions: set[str] = set()
+    replaced = False
+    for statement in body:
+        name = session_name(transform, statement)
+        if name is not None and not isinstance(statement, cst.With):
+            sessions.add(name)
+        entered = _entered_graph(transform, statement)
+        if isinstance(entered, cst.Name) and entered.value in sessions:
+            if (run := _default_session_run(statement, entered)) is not None:
+                raise Refusal(run, f"`{shortened(code(run))}` runs the session `{code(statement.items[0].item)}` "
+                                   "makes the default one; such runs are not read there")
+            statements.extend(_unwrapped(statement))
+            found.default_sessions.append(statement)
+            replaced = True
+        else:
+            statements.append(statement)
+    return statements if replaced else body
+
+
+def _default_session_run(block: cst.With, session: cst.Name) -> cst.Call | None:
+    """The first call in `block` that runs its default session without naming it: `tensor.eval()` /
+    `op.run()` with no `session=`."""
+    for call in calls_under(block.body):
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("eval", "run") \
+                and not (isinstance(func.value, cst.Name) and func.value.value == session.value) \
+                and not any(arg.keyword is not None and arg.keyword.value == "session" for arg in call.args):
+            return call
+    return None
 
 
 def _holds_session(transform, block: cst.With) -> bool:

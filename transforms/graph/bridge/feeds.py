@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from transforms.common.syntax import (Refusal, calls_under, code, load_names, only_small_statement, shortened,
+from transforms.common.syntax import (Refusal, calls_under, code, load_names, only_small_statement, shortened, walk,
                                       walk_outside_functions)
 from transforms.graph.bridge.bindings import mentions
 
@@ -68,16 +68,27 @@ class NamedFeedReader:
     def __init__(self, scope: cst.CSTNode, check_key) -> None:
         self.scope = scope
         self.check_key = check_key  # GraphValues.check for a fed value
-        self.read_names: dict[str, NamedFeeds] = {}
+        self.read_names: dict[tuple[int, str], NamedFeeds] = {}  # by (id of the name's scope, name)
 
     def __call__(self, name: cst.Name) -> NamedFeeds:
-        if name.value not in self.read_names:
-            self.read_names[name.value] = self._read(name)
-        return self.read_names[name.value]
+        scope = self._scope_of(name)
+        key = (id(scope), name.value)
+        if key not in self.read_names:
+            self.read_names[key] = self._read(name, scope)
+        return self.read_names[key]
 
-    def _read(self, name: cst.Name) -> NamedFeeds:
+    def _scope_of(self, name: cst.Name) -> cst.CSTNode:
+        """The function the run reading `name` is in: the scope's own code, or a function defined in it
+        (a closure over the session, such as a `train_step(x_batch, y_batch)`)."""
+        for function in walk(self.scope):
+            if isinstance(function, cst.FunctionDef) and function is not self.scope \
+                    and any(node is name for node in walk_outside_functions(function.body)):
+                return function.body
+        return self.scope
+
+    def _read(self, name: cst.Name, scope: cst.CSTNode) -> NamedFeeds:
         refusal = f"the feed dict `{name.value}` {NOT_WRITTEN}"
-        bindings, stores, targets = self._bindings(name.value)
+        bindings, stores, targets = self._bindings(name.value, scope)
         if not bindings:
             raise Refusal(name, refusal)
         for binding in bindings:
@@ -96,16 +107,17 @@ class NamedFeedReader:
                     and any(next(calls_under(element.value), None) is not None for element in binding.elements):
                 raise Refusal(binding, f"{refusal}; its bindings list the fed values in different orders, and "
                                        "computing them in one order would change the order of their calls")
-        in_scope = {id(node) for node in walk_outside_functions(self.scope)}  # a function's names are its own
-        reads = [node for node in load_names(self.scope)
+        in_scope = {id(node) for node in walk_outside_functions(scope)}  # a function's names are its own
+        reads = [node for node in load_names(scope)
                  if node.value == name.value and id(node) in in_scope and id(node) not in targets]
         return NamedFeeds(name.value, keys, bindings, reads, stores, keyed)
 
-    def _bindings(self, name: str) -> tuple[list[cst.Dict], list[cst.Subscript], set[int]]:
-        """The dict literals `name = {...}` binds in the scope, the targets `name[key] = ...` stores
+    @staticmethod
+    def _bindings(name: str, scope: cst.CSTNode) -> tuple[list[cst.Dict], list[cst.Subscript], set[int]]:
+        """The dict literals `name = {...}` binds in `scope`, the targets `name[key] = ...` stores
         to, and the nodes naming it in those targets."""
         bindings, stores, targets = [], [], set()
-        for node in walk_outside_functions(self.scope):
+        for node in walk_outside_functions(scope):
             small = only_small_statement(node) if isinstance(node, cst.SimpleStatementLine) else None
             if isinstance(small, cst.Assign) and any(mentions(target.target, name) for target in small.targets):
                 target = small.targets[0].target if len(small.targets) == 1 else None

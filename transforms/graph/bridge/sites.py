@@ -2,7 +2,8 @@
 
 A run site is `sess.run(fetches[, feed_dict])`, `tensor.eval([feed_dict], session=sess)` or
 `op.run([feed_dict], session=sess)` (without `session=`, inside a `with tf.Session()` block or after an
-`InteractiveSession`, which make the session the default one). Its feed dict is written at the run or
+`InteractiveSession`, which make the session the default one), or `tf.train.global_step(sess, step)`,
+which is `int(sess.run(step))`. Its feed dict is written at the run or
 bound to a name before it (feeds.py). Its fetches and the keys of its feed dict must be graph values:
 names the region binds (and nothing else rebinds), their attributes and constant subscripts, and lists,
 tuples and dicts of those, so that the function pruned for the site can be made once, right after the
@@ -27,6 +28,8 @@ LISTINGS = {"tf.global_variables": "global_variables", "tf.all_variables": "glob
             "tf.trainable_variables": "trainable_variables", "tf.local_variables": "local_variables"}
 RUN_SIGNATURE = ["fetches", "feed_dict", "options", "run_metadata"]
 EVAL_SIGNATURE = ["feed_dict", "session"]
+GLOBAL_STEP_READ = "tf.train.global_step"
+GLOBAL_STEP_SIGNATURE = ["sess", "global_step_tensor"]
 
 
 @dataclass
@@ -36,6 +39,7 @@ class RunSite:
     feeds: list[cst.DictElement]  # key: the fed graph value, value: what is fed
     named_feeds: NamedFeeds | None = None  # a feed dict bound to a name before the run (the feeds: its keys)
     feeds_read: cst.Name | None = None  # that name, as the site reads it
+    as_int: bool = False  # the run's result is given as a Python int (tf.train.global_step)
 
     def signature(self) -> tuple[str, tuple[str, ...]]:
         """Sites with equal signatures share one pruned function."""
@@ -100,6 +104,20 @@ def read_eval_call(call: cst.Call, receiver: cst.BaseExpression, values: GraphVa
     bound = bind_arguments(call, EVAL_SIGNATURE, "eval")
     values.check(receiver, "fetch")
     return _site(call, receiver, bound.get("feed_dict"), values, named_feeds)
+
+
+def read_global_step_call(call: cst.Call, session: cst.Arg, values: GraphValues) -> RunSite | None:
+    """`tf.train.global_step(sess, step)` given `session` as its session; None when it is not."""
+    bound = bind_arguments(call, GLOBAL_STEP_SIGNATURE, GLOBAL_STEP_READ)
+    if bound.get("sess") is not session.value or "global_step_tensor" not in bound:
+        return None
+    values.check(bound["global_step_tensor"], "fetch")
+    return RunSite(call, bound["global_step_tensor"], [], as_int=True)
+
+
+def site_result(site: RunSite, call: cst.Call) -> cst.Call:
+    """What replaces the site's call: `call`, the pruned function's, as the run gave its result."""
+    return cst.Call(cst.Name("int"), [cst.Arg(call)]) if site.as_int else call
 
 
 def _site(call: cst.Call, fetches: cst.BaseExpression, feed_dict: cst.BaseExpression | None, values: GraphValues,

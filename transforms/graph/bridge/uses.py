@@ -13,7 +13,8 @@ from transforms.graph.bridge.assignments import Assignment, run_assignment
 from transforms.graph.bridge.feeds import NamedFeedReader, read_elsewhere
 from transforms.graph.bridge.helpers import HelperReader, SessionHelper
 from transforms.graph.bridge.region import Session
-from transforms.graph.bridge.sites import RUN_SIGNATURE, GraphValues, RunSite, read_eval_call, read_run_call
+from transforms.graph.bridge.sites import (GLOBAL_STEP_READ, RUN_SIGNATURE, GraphValues, RunSite, read_eval_call,
+                                          read_global_step_call, read_run_call)
 from transforms.graph.bridge.writers import Writer
 
 SAVER_METHODS = frozenset({"save", "restore"})
@@ -106,6 +107,10 @@ class UseReader:
                 return
             if self._is_eval_call(call) and parent.keyword is not None and parent.keyword.value == "session":
                 self._add_site(read_eval_call(call, call.func.value, self.values, self.named_feeds))
+                return
+            if isinstance(call, cst.Call) and self.transform.tf_name(call.func) == GLOBAL_STEP_READ \
+                    and (site := read_global_step_call(call, parent, self.values)) is not None:
+                self._add_site(site)
                 return
         raise Refusal(node, f"the session is used by `{shortened(self._statement_code(node))}`, "
                             "not only to run the graph")

@@ -16,7 +16,7 @@ from transforms.common.syntax import code, load_names, replace_nodes, unwrapped_
 from transforms.graph.bridge.bindings import bound_names
 from transforms.graph.bridge.plan import Plan
 from transforms.graph.bridge.savers import outside_listing
-from transforms.graph.bridge.sites import LISTINGS, RunSite, function_name
+from transforms.graph.bridge.sites import LISTINGS, RunSite, function_name, site_result
 from transforms.graph.layers.keras_layers import NameAllocator
 
 HELPERS = ("wrap_tf1_graph", "graph_function", "run_graph", "TF1FileWriter")
@@ -68,15 +68,12 @@ class BridgeWriter:
         module = self._with_host_body([*pre, *build, *after_graph, *rest])
         if self.helper_replacements:
             module = replace_nodes(module, self.helper_replacements)
-        needed = ["wrap_tf1_graph", "graph_function"] + (["run_graph"] if self._runs_graph() else []) \
+        needed = ["wrap_tf1_graph", "graph_function"] + (["run_graph"] if self.plan.uses.run_graph_sites() else []) \
             + (["TF1FileWriter"] if self.plan.writers else [])
         helpers = [after_blank_lines(helper)
                    for helper in parsed_definitions([runtime_definitions()[name] for name in needed], self.tf)]
         body = insert_definitions(list(module.body), position_after_imports(list(module.body)), helpers)
         return module.with_changes(body=body), self.site_names
-
-    def _runs_graph(self) -> bool:
-        return bool(self.plan.uses.run_graph_sites() or self.plan.uses.helpers)
 
     def _with_host_body(self, statements: list[cst.BaseStatement]) -> cst.Module:
         host, dropped = self.plan.layout.host, self.plan.layout.dropped
@@ -175,8 +172,8 @@ class BridgeWriter:
                 arguments = [cst.Arg(cst.Name(site.named_feeds.name), star="*")]
             else:
                 arguments = [cst.Arg(element.value) for element in site.feeds]
-            self.replacements[id(site.call)] = lambda _, name=name, arguments=arguments: cst.Call(
-                cst.Name(name), arguments)
+            self.replacements[id(site.call)] = lambda _, name=name, arguments=arguments, site=site: site_result(
+                site, cst.Call(cst.Name(name), arguments))
         self._named_feeds(self.plan.uses.sites, self.replacements)
 
     def _keyed_site(self, site: RunSite) -> None:
