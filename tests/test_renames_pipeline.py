@@ -75,7 +75,7 @@ def run_programs(programs: list[tuple[str, str]]) -> dict:
 
 def test_phase_order_normalizes_first_guards_after_the_renames_and_reports_what_is_missing_last():
     codes = [t.CODE for t in selected_transforms(select=("TFM1",))]
-    assert codes == ["TFM104", "TFM108", "TFM103", "TFM102", "TFM101", "TFM106", "TFM105", "TFM107"]
+    assert codes == ["TFM104", "TFM109", "TFM108", "TFM103", "TFM102", "TFM101", "TFM106", "TFM105", "TFM107"]
     everything = [t.CODE for t in selected_transforms()]
     assert everything.index("TFM104") == 0
 
