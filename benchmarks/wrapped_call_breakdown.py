@@ -65,7 +65,8 @@ def wrapped_steps(batch_x, batch_y) -> dict:
         "concrete function, tensors made at the call": lambda: concrete(tf.constant(batch_x),
                                                                         tf.constant(batch_y, tf.int32)),
         "concrete function, the batch made at the call": lambda: concrete(tf.constant(batch_x), made_y),
-        "fed values converted (alone)": lambda: (tf.constant(batch_x, tf.float32), tf.constant(batch_y, tf.int32)),
+        "fed values converted (alone)": lambda: (tf.constant(np.asarray(batch_x, np.float32), tf.float32),
+                                                 tf.constant(np.asarray(batch_y, np.int32), tf.int32)),
         "results converted (alone)": lambda: tf.nest.map_structure(
             lambda value: None if value is None else value.numpy(), [None, made_x]),
         "private _call_flat, tensors made once": lambda: concrete._call_flat([made_x, made_y],

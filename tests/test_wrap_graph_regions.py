@@ -94,6 +94,41 @@ def test_wrapped_graph_keeps_tf1_variable_life_cycle_and_session_results(tmp_pat
     assert out["run_graph_keyed"] and out["run_graph_keyed_pruned"] == 3
 
 
+FEED_CONVERSION_CHECK = r"""
+import json
+import numpy as np
+import tensorflow as tf
+from transforms.graph.bridge.runtime import graph_function, wrap_tf1_graph
+
+
+def build_graph():
+    global flag, counts, fetches
+    flag = tf.compat.v1.placeholder(tf.bool, [])
+    counts = tf.compat.v1.placeholder(tf.int32, [None])
+    fetches = [tf.cast(flag, tf.int32), counts * 2]
+
+
+fed = (1, [2.7, -3.2])  # a bool placeholder fed 1, an int one fed floats: TF1 converted both
+legacy = tf.Graph()
+with legacy.as_default():
+    build_graph()
+    session_results = tf.compat.v1.Session().run(fetches, {flag: fed[0], counts: fed[1]})
+graph = wrap_tf1_graph(build_graph)
+results = graph_function(graph, [flag, counts], fetches, "run_fetches")(*fed)
+print(json.dumps([[int(session_results[0]), session_results[1].tolist()], [int(results[0]), results[1].tolist()]]))
+"""
+
+
+def test_fed_values_convert_as_session_run_converted_them():
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TF_CPP_MIN_LOG_LEVEL": "2"}
+    result = subprocess.run([sys.executable, "-c", FEED_CONVERSION_CHECK], capture_output=True, text=True, env=env,
+                            timeout=240)
+    assert result.returncode == 0, result.stderr[-3000:]
+    session, wrapped = json.loads(result.stdout.strip().splitlines()[-1])
+    assert session == [1, [4, -6]]
+    assert wrapped == session
+
+
 WRAPPED_EXAMPLES = sorted(path.name for path in EXAMPLES.glob("wrapped_*.py"))
 
 

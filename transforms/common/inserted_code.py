@@ -34,6 +34,29 @@ def with_tensorflow_alias(helper: cst.BaseStatement, alias: str) -> cst.BaseStat
     return helper if alias == "tf" else helper.visit(_RenameTensorflow(alias))
 
 
+class _RenameModule(cst.CSTTransformer):
+    """Renames the variable `written` (not attributes so named: `tensor.numpy()` stays)."""
+
+    def __init__(self, written: str, alias: str) -> None:
+        super().__init__()
+        self.written = written
+        self.alias = alias
+        self.attribute_names: set[int] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.attribute_names.add(id(node.attr))
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        if original.value == self.written and id(original) not in self.attribute_names:
+            return updated.with_changes(value=self.alias)
+        return updated
+
+
+def with_module_alias(helper: cst.BaseStatement, written: str, alias: str) -> cst.BaseStatement:
+    """`helper`, written with the module name `written` (`numpy`), with the name the file imports it as."""
+    return helper if alias == written else helper.visit(_RenameModule(written, alias))
+
+
 def insert_definitions(body: list[cst.BaseStatement], position: int,
                        definitions: list[cst.BaseStatement]) -> list[cst.BaseStatement]:
     """`body` with `definitions` (top-level functions or classes, and what goes with them) at

@@ -7,6 +7,7 @@ life cycle: each holds zeros until the graph's initializer op runs (`global_vari
 and the like work inside the wrapped graph), and running it again draws new initial values, as a
 second `sess.run(init)` did.
 """
+import numpy
 import tensorflow as tf
 
 
@@ -60,7 +61,10 @@ def graph_function(graph, feeds, fetches, name):
     function = tf.function(run_site, input_signature=specs).get_concrete_function()
 
     def run(*values):
-        tensors = [tf.constant(value, spec.dtype) for value, spec in zip(values, specs)]
+        # As Session.run converted fed values: NumPy arrays of the placeholder's dtype (1 fed to a bool
+        # placeholder is True, 2.7 fed to an int one is 2).
+        tensors = [tf.constant(numpy.asarray(value, spec.dtype.as_numpy_dtype), spec.dtype)
+                   for value, spec in zip(values, specs)]
         return tf.nest.map_structure(lambda value: None if value is None else value.numpy(), function(*tensors))
 
     return run

@@ -11,7 +11,8 @@ from pathlib import Path
 import libcst as cst
 
 from transforms.common.imports import position_after_imports
-from transforms.common.inserted_code import after_blank_lines, insert_definitions, parsed_definitions
+from transforms.common.inserted_code import after_blank_lines, insert_definitions, parsed_definitions, with_module_alias
+from transforms.common.qualnames import numpy_alias
 from transforms.common.syntax import code, load_names, replace_nodes, unwrapped_block
 from transforms.graph.bridge.bindings import bound_names
 from transforms.graph.bridge.plan import Plan
@@ -70,7 +71,11 @@ class BridgeWriter:
             module = replace_nodes(module, self.helper_replacements)
         needed = ["wrap_tf1_graph", "graph_function"] + (["run_graph"] if self.plan.uses.run_graph_sites() else []) \
             + (["TF1FileWriter"] if self.plan.writers else [])
-        helpers = [after_blank_lines(helper)
+        numpy = numpy_alias(self.module)  # graph_function converts fed values to NumPy arrays, as TF1 did
+        if numpy is None:
+            numpy = "numpy"
+            self.transform.add_import("numpy")
+        helpers = [after_blank_lines(with_module_alias(helper, "numpy", numpy))
                    for helper in parsed_definitions([runtime_definitions()[name] for name in needed], self.tf)]
         body = insert_definitions(list(module.body), position_after_imports(list(module.body)), helpers)
         return module.with_changes(body=body), self.site_names
