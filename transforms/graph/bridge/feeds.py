@@ -21,7 +21,7 @@ import libcst as cst
 
 from transforms.common.syntax import (Refusal, calls_under, code, load_names, only_small_statement, shortened, walk,
                                       walk_outside_functions)
-from transforms.graph.bridge.bindings import mentions
+from transforms.graph.bridge.bindings import bound_names, mentions
 
 NOT_WRITTEN = "is not written at the run (a dict keyed by graph tensors cannot be built outside the graph: " \
               "TF2 tensors are unhashable)"
@@ -78,12 +78,15 @@ class NamedFeedReader:
         return self.read_names[key]
 
     def _scope_of(self, name: cst.Name) -> cst.CSTNode:
-        """The function the run reading `name` is in: the scope's own code, or a function defined in it
-        (a closure over the session, such as a `train_step(x_batch, y_batch)`)."""
-        for function in walk(self.scope):
-            if isinstance(function, cst.FunctionDef) and function is not self.scope \
-                    and any(node is name for node in walk_outside_functions(function.body)):
-                return function.body
+        """Where the feed dict `name` reads is bound: the innermost function defined in the scope that
+        holds the read and binds the name itself (a closure over the session, such as a
+        `train_step(x_batch, y_batch)` making its own `feed_dict`), else the scope (a closure reading
+        the scope's dict)."""
+        enclosing = [function.body for function in walk(self.scope) if isinstance(function, cst.FunctionDef)
+                     and function is not self.scope and any(node is name for node in walk(function.body))]
+        for body in reversed(enclosing):  # walked outer first
+            if name.value in bound_names(body.body):
+                return body
         return self.scope
 
     def _read(self, name: cst.Name, scope: cst.CSTNode) -> NamedFeeds:
