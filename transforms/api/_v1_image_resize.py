@@ -13,13 +13,14 @@ unknown sizes resizes, eager code whose sizes are known may skip, as TF1 code wi
 """
 from __future__ import annotations
 
+_AREA_PARAMETERS = ("images", "size", "align_corners", "name")
+_SAMPLING_PARAMETERS = (*_AREA_PARAMETERS, "half_pixel_centers")
 # v1 function -> (tf.raw_ops kernel, the v1 function's parameters in order)
 RAW_OPS = {
-    "tf.image.resize_bilinear": ("ResizeBilinear", ("images", "size", "align_corners", "name", "half_pixel_centers")),
-    "tf.image.resize_nearest_neighbor": ("ResizeNearestNeighbor",
-                                         ("images", "size", "align_corners", "name", "half_pixel_centers")),
-    "tf.image.resize_bicubic": ("ResizeBicubic", ("images", "size", "align_corners", "name", "half_pixel_centers")),
-    "tf.image.resize_area": ("ResizeArea", ("images", "size", "align_corners", "name")),
+    "tf.image.resize_bilinear": ("ResizeBilinear", _SAMPLING_PARAMETERS),
+    "tf.image.resize_nearest_neighbor": ("ResizeNearestNeighbor", _SAMPLING_PARAMETERS),
+    "tf.image.resize_bicubic": ("ResizeBicubic", _SAMPLING_PARAMETERS),
+    "tf.image.resize_area": ("ResizeArea", _AREA_PARAMETERS),
 }
 
 RESIZE_IMAGES = "tf.image.resize_images"

@@ -18,7 +18,7 @@ from transforms.base import TFTransform
 from transforms.common.imports import position_after_imports
 from transforms.common.inserted_code import insert_definitions, parsed_definitions
 from transforms.common.qualnames import tensorflow_alias
-from transforms.common.syntax import Refusal, bind_arguments, code
+from transforms.common.syntax import Refusal, bind_arguments, code, keyword_arg
 
 
 class EmulateV1ImageResize(TFTransform):
@@ -71,10 +71,8 @@ class EmulateV1ImageResize(TFTransform):
             return updated.with_changes(func=cst.Name(RESIZE_IMAGES_HELPER))
         kernel, signature = RAW_OPS[name]
         bind_arguments(original, list(signature), name)  # refuses *args and unknown keywords
-        arguments = [arg.with_changes(keyword=cst.Name(arg.keyword.value if arg.keyword else signature[index]),
-                                      equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                                            whitespace_after=cst.SimpleWhitespace("")))
-                     for index, arg in enumerate(updated.args)]
+        arguments = [keyword_arg(arg.keyword.value if arg.keyword else signature[index], arg.value).with_changes(
+                         comma=arg.comma) for index, arg in enumerate(updated.args)]
         return updated.with_changes(func=cst.parse_expression(f"{self.tf}.raw_ops.{kernel}"), args=arguments)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:

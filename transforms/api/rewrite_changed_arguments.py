@@ -18,15 +18,11 @@ from transforms.api._call_arguments import source, with_commas
 from transforms.api._references import ReferenceTransform
 from transforms.api._tf_spelling import direct_tf_name
 from transforms.common.tables import keyword_table, names_a_table_symbol
+from transforms.common.syntax import keyword_arg
 
 ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
 _REWRITES = ("dropout", "softmax_cross_entropy_with_logits")
 _ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
-
-
-def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
-    return cst.Arg(value, keyword=cst.Name(name), equal=cst.AssignEqual(
-        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
 
 
 def _one_minus(value: cst.BaseExpression) -> cst.BinaryOperation:
@@ -93,7 +89,7 @@ class RewriteChangedArguments(ReferenceTransform):
             return updated
         new_args = [cst.Arg(value["x"]), cst.Arg(cst.parse_expression(f"{root}.{dtype}"))]
         if "name" in value:
-            new_args.append(_keyword("name", value["name"]))
+            new_args.append(keyword_arg("name", value["name"]))
         self.report(original, f"{canonical}(x) -> tf.cast(x, tf.{dtype}) (the op's default name is now "
                     "Cast)", fixed=True)
         self.rewritten(original.func)
@@ -108,9 +104,9 @@ class RewriteChangedArguments(ReferenceTransform):
         new_args: list[cst.Arg] = []
         for name, arg in zip(_names(updated.args, v1_positional), updated.args):
             if name == "keep_prob":
-                arg = _keyword("rate", _one_minus(keep_prob)).with_changes(comma=arg.comma)
+                arg = keyword_arg("rate", _one_minus(keep_prob)).with_changes(comma=arg.comma)
             elif arg.keyword is None and new_args and new_args[-1].keyword is not None:
-                arg = _keyword(name, arg.value).with_changes(comma=arg.comma)
+                arg = keyword_arg(name, arg.value).with_changes(comma=arg.comma)
             new_args.append(arg)
         self.report(original, f"tf.nn.dropout: keep_prob={source(keep_prob)} -> "
                     f"rate={source(_one_minus(keep_prob))}", fixed=True)

@@ -20,18 +20,9 @@ def _leading_blank_count(lines: list[cst.EmptyLine]) -> int:
     return count
 
 
-class _RenameTensorflow(cst.CSTTransformer):
-    def __init__(self, alias: str) -> None:
-        super().__init__()
-        self.alias = alias
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
-        return updated.with_changes(value=self.alias) if updated.value == "tf" else updated
-
-
 def with_tensorflow_alias(helper: cst.BaseStatement, alias: str) -> cst.BaseStatement:
     """The helpers are written with `tf`; a module importing TensorFlow as another name gets that."""
-    return helper if alias == "tf" else helper.visit(_RenameTensorflow(alias))
+    return with_module_alias(helper, "tf", alias)
 
 
 class _RenameModule(cst.CSTTransformer):

@@ -96,6 +96,12 @@ def bind_arguments(call: cst.Call, signature: list[str], what: str) -> dict[str,
     return bound
 
 
+def keyword_arg(name: str, value: cst.BaseExpression) -> cst.Arg:
+    """`name=value`, without spaces around `=`, as PEP 8 writes keyword arguments."""
+    return cst.Arg(value, keyword=cst.Name(name), equal=cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+
+
 def leftmost_name(node: cst.BaseExpression) -> cst.Name | None:
     """`tf` of `tf.nn.relu`; None when the chain does not start with a name."""
     while isinstance(node, cst.Attribute):

@@ -27,7 +27,7 @@ from transforms.base import TFTransform
 from transforms.common.imports import position_after_imports
 from transforms.common.inserted_code import insert_definitions, parsed_definitions
 from transforms.common.qualnames import canonical_tf_name, dotted_name, tensorflow_alias
-from transforms.common.syntax import Refusal, bind_arguments, code, is_literal, walk
+from transforms.common.syntax import Refusal, bind_arguments, code, is_literal, keyword_arg, walk
 
 HELPER = "read_mnist_data_sets"
 LOADERS = frozenset({
@@ -115,10 +115,10 @@ class EmulateTutorialMnist(TFTransform):
             arguments = [arg for arg in call.args if not (arg.keyword and arg.keyword.value == "fake_data")]
         else:
             arguments = [cst.Arg(bound.pop("train_dir"))]
-            arguments += [_keyword(name, value) for name, value in bound.items()]
+            arguments += [keyword_arg(name, value) for name, value in bound.items()]
         seed = self._global_seed(call)
         if seed is not None:
-            arguments.append(_keyword("global_seed", seed))
+            arguments.append(keyword_arg("global_seed", seed))
         return _separated(arguments)
 
     def _global_seed(self, call: cst.Call) -> cst.BaseExpression | None:
@@ -187,11 +187,6 @@ class EmulateTutorialMnist(TFTransform):
 
 def _in_loader_module(name: str | None) -> bool:
     return name is not None and any(name == module or name.startswith(module + ".") for module in LOADER_MODULES)
-
-
-def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
-    tight = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
-    return cst.Arg(value, keyword=cst.Name(name), equal=tight)
 
 
 def _separated(arguments: list[cst.Arg]) -> list[cst.Arg]:

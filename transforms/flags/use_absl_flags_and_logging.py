@@ -15,6 +15,7 @@ import libcst as cst
 
 from transforms.base import TFTransform
 from transforms.common.qualnames import dotted_name
+from transforms.common.syntax import keyword_arg
 from transforms.flags._import_time_reads import first_import_time_read
 
 MODULES = {"tf.app.flags": "flags", "tf.flags": "flags", "tf.logging": "logging", "tf.app": "app"}
@@ -108,7 +109,7 @@ class UseAbslFlagsAndLogging(TFTransform):
         if flag in ABSL_OWN_FLAGS and not any(a.keyword and a.keyword.value == "allow_override" for a in original.args):
             self.report(original, f"absl already defines the flag '{flag}'; added allow_override=True so the "
                         "definition does not fail with DuplicateFlagError", fixed=True, severity="warning")
-            return updated.with_changes(args=[*updated.args, _keyword("allow_override", cst.Name("True"))])
+            return updated.with_changes(args=[*updated.args, keyword_arg("allow_override", cst.Name("True"))])
         return updated
 
     def leave_SimpleStatementLine(self, original, updated):
@@ -173,11 +174,6 @@ def _flag_name(call: cst.Call) -> str | None:
             if isinstance(arg.value, cst.SimpleString):
                 return arg.value.evaluated_value
     return None
-
-
-def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
-    return cst.Arg(value=value, keyword=cst.Name(name), equal=cst.AssignEqual(
-        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
 
 
 def _top_level_bindings(module: cst.Module) -> set[str]:

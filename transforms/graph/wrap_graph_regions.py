@@ -20,13 +20,14 @@ variables keep TF1's life cycle (zeros until the initializer op runs; running it
 values), fed values convert to their placeholder's dtype, results come back as NumPy. Savers are
 built after the graph over the same variables and keep TF1's checkpoint format
 (transforms/graph/bridge/savers.py); FileWriters become `TF1FileWriter` (writers.py); the sessions'
-ConfigProto goes with them (configs.py), and so do a `with tf.Graph().as_default():` block around them
-and a `with sess.as_default():` block after a session line (contexts.py) and a `tf.reset_default_graph()` before the graph; a `with tf.device(...):` block around
-them is kept around the graph code built in it. A feed dict bound to a name before the
-run becomes the tuple of its values (feeds.py); a function of the program given the session is given
-the graph instead, its runs pruned on their first run by `run_graph` (helpers.py). The program's shape
-is read in transforms/graph/bridge/: the region and sessions (region.py), run sites (sites.py), other
-session uses (uses.py), all checked in plan.py and written by writer.py.
+ConfigProto goes with them (configs.py), and so do a `with tf.Graph().as_default():` block around them,
+a `with sess.as_default():` block after a session line (contexts.py) and a `tf.reset_default_graph()`
+before the graph; a `with tf.device(...):` block around them is kept around the graph code built in it.
+A feed dict bound to a name before the run becomes the tuple of its values (feeds.py); a function of
+the program given the session is given the graph instead, its runs pruned on their first run by
+`run_graph` (helpers.py). The program's shape is read in transforms/graph/bridge/: the region and
+sessions (region.py), run sites (sites.py), other session uses (uses.py), all checked in plan.py and
+written by writer.py.
 
 Refused, with the reason in an info finding, so the file stays on compat.v1 sessions: sessions opened
 other than directly in one host (the module, a top-level function, the `if __name__ == "__main__":`
