@@ -42,6 +42,16 @@ def test_fusion_is_part_of_the_default_migration() -> None:
     assert any(f.code == "TFM301" and f.fixed for f in result.findings)
 
 
+def test_critic_loop_whose_body_rebinds_its_throwaway_variable_is_fused() -> None:
+    """`for _ in range(n_critic): X_mb, _ = mnist.train.next_batch(...)`: nothing reads `_`, so the
+    fused loop numbers its steps by a name of its own and `_` still gets the labels, as before."""
+    result = migrate_path(str(ROOT / "legacy_examples" / "mnist_wgan_gp_critic_loop.py"))
+    assert result.level == "tf2" and "def D_solver_step_loop(first, stop" in result.new_source
+    assert not [f for f in result.findings if f.code == "TFM301" and not f.fixed]
+    assert "        X_mb, _ = mnist.train.next_batch(mb_size)\n" in result.new_source
+    assert "\n    for _ in range(n_critic):\n" not in result.new_source
+
+
 def test_ignoring_tfm301_keeps_the_python_loop() -> None:
     result = migrate_path(str(ROOT / "legacy_examples" / "core_batch_norm.py"), Options(ignore=("TFM301",)))
     assert "_loop(" not in result.new_source

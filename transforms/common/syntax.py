@@ -102,6 +102,15 @@ def keyword_arg(name: str, value: cst.BaseExpression) -> cst.Arg:
         whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
 
 
+def fresh_name(base: str, taken: set[str]) -> str:
+    """`base`, or `base_1`, `base_2`, ... : the first not in `taken`, which it is then added to."""
+    candidate, counter = base, 1
+    while candidate in taken:
+        candidate, counter = f"{base}_{counter}", counter + 1
+    taken.add(candidate)
+    return candidate
+
+
 def leftmost_name(node: cst.BaseExpression) -> cst.Name | None:
     """`tf` of `tf.nn.relu`; None when the chain does not start with a name."""
     while isinstance(node, cst.Attribute):

@@ -26,7 +26,7 @@ from __future__ import annotations
 import libcst as cst
 
 from transforms.common.values import source as code_of
-from transforms.common.syntax import walk as _walk
+from transforms.common.syntax import fresh_name, walk as _walk
 from transforms.base import TFTransform
 from transforms.speed.fusion.state import TF_FUNCTION_IDENTIFIERS
 
@@ -53,8 +53,8 @@ class FeedBatchesFromDatasets(TFTransform):
         if plan is None:
             return updated
         call, slices, step = plan
-        dataset = self._fresh(f"{call.func.value}_batches")
-        batch_names = [self._fresh(f"{array}_batch") for array in dict.fromkeys(a for _, a in slices)]
+        dataset = fresh_name(f"{call.func.value}_batches", self.taken)
+        batch_names = [fresh_name(f"{array}_batch", self.taken) for array in dict.fromkeys(a for _, a in slices)]
         by_array = dict(zip(dict.fromkeys(a for _, a in slices), batch_names))
         dtypes = self.steps[call.func.value]
         casts = [f"tf.cast({array}, {dtypes[position]})" for array, position in _first_positions(slices).items()]
@@ -74,13 +74,6 @@ class FeedBatchesFromDatasets(TFTransform):
                     fixed=True)
         return cst.FlattenSentinel([creation.with_changes(leading_lines=updated.leading_lines),
                                     loop.with_changes(leading_lines=[])])
-
-    def _fresh(self, base: str) -> str:
-        name, counter = base, 1
-        while name in self.taken:
-            name, counter = f"{base}_{counter}", counter + 1
-        self.taken.add(name)
-        return name
 
     def _plan(self, loop: cst.For):
         """(the step call, [(argument index, sliced array)], batch size code), or None."""

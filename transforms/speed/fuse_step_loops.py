@@ -56,12 +56,16 @@ from transforms.speed.fusion.draws import STEPS_PER_DRAW
 from transforms.speed.fusion.evaluation import flags_name, in_graph_evaluation, index_name
 from transforms.speed.fusion.names import loop_function_name, outputs_name, rows_name
 from transforms.speed.fusion.params import values_name
-from transforms.speed.fusion.plan import NO_STEP_CALL, Plan, calls_by_name, plan_fusion
-from transforms.speed.fusion.scan import callee_name, calls_in, names_bound, names_read, parameter_names
+from transforms.speed.fusion.plan import NO_STEP_CALL, REBOUND_LOOP_VARIABLE, Plan, calls_by_name, plan_fusion
+from transforms.speed.fusion.scan import callee_name, calls_in, names_bound, names_loaded, names_read, parameter_names
 from transforms.common.qualnames import numpy_alias
-from transforms.common.syntax import walk, scan
+from transforms.common.syntax import fresh_name, walk, scan
 from transforms.speed.fusion.state import TF_FUNCTION_IDENTIFIERS, ModuleFacts, shared_facts
 from transforms.base import TFTransform
+
+DRAWN_WITHOUT_STEP_NAME = "loop drawing its batches ahead has other work but no name for its step"
+# what a loop given a fresh target (`_with_step_name`) may no longer be refused for
+NAMELESS_STEP_PROBLEMS = (REBOUND_LOOP_VARIABLE, DRAWN_WITHOUT_STEP_NAME)
 
 
 class FuseStepLoops(TFTransform):
@@ -79,6 +83,7 @@ class FuseStepLoops(TFTransform):
         self.module = node
         self.plans: dict[cst.For, Plan] = {}
         self.counts = Counter(names_read(node))
+        self.loaded = set(names_loaded(node))
         self.taken = set(self.counts)
         self.loops: list[list[cst.For]] = [[]]  # enclosing loops, per function scope
         self.scopes: list[cst.FunctionDef | cst.ClassDef | None] = [None]  # the module, then enclosing defs
@@ -86,6 +91,7 @@ class FuseStepLoops(TFTransform):
         self.defined: set[str] = set()  # step functions whose definition the traversal has passed
         self.hoisted: dict[cst.For, list[cst.FunctionDef]] = {}  # outermost loop -> defs placed before it
         self.hoist_to: dict[cst.For, cst.For] = {}  # fused loop -> where its multi-step function goes
+        self.named: dict[cst.For, cst.For] = {}  # fused loop -> the same loop with the target it was planned with
         return True
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -107,45 +113,30 @@ class FuseStepLoops(TFTransform):
         self.scopes.pop()
         return updated
 
-    def visit_For(self, node: cst.For) -> None:
-        self.loops[-1].append(node)
+    def visit_For(self, original: cst.For) -> None:
+        self.loops[-1].append(original)
         if not self.facts.steps:
             return
-        plan = plan_fusion(node, self.facts)
-        if plan == NO_STEP_CALL or (isinstance(plan, str) and (self._in_graph(node) or self._wraps_step_loop(node))):
-            # not a step loop, already a graph loop (a multi-step function's own), or an epoch loop
-            # around a step loop: fusing the inner loop is this transform's; the epochs are TFM310's
+        node = original
+        plan, kept_chunks, anchor = self._plan(node, original)
+        if plan in NAMELESS_STEP_PROBLEMS:
+            renamed = self._with_step_name(original)
+            if renamed is not original:
+                node = renamed
+                plan, kept_chunks, anchor = self._plan(node, original)
+        if plan is None:
             return
-        kept_chunks = None  # why an evaluation is not run in the graph loop
-        if not isinstance(plan, str) and plan.evaluations and not plan.drawn:
-            in_graph = in_graph_evaluation(plan, node, self.facts, self.module, evaluates_first(plan, node))
-            if isinstance(in_graph, str):
-                kept_chunks = in_graph
-            else:
-                candidate = replace(plan, in_graph=in_graph)
-                kept_chunks = self._name_clash(candidate) or self._run_once_problem(candidate, node) or \
-                    self._index_arrays_problem(candidate) or self._anchor(candidate, node)
-                if not isinstance(kept_chunks, str):
-                    plan, kept_chunks = candidate, None
-        problem = plan if isinstance(plan, str) else (
-            self._name_clash(plan) or self._run_once_problem(plan, node) or self._index_arrays_problem(plan) or (
-            None if plan.in_graph else
-            self._drawn_problem(plan, node) if plan.drawn else
-            self._replay_problem(node) if plan.evaluations and replays_work(plan, node) else
-            self._outputs_problem(plan, node) if plan.evaluations else self._loop_var_problem(plan, node)))
-        if problem is None and plan.evaluations and not (plan.in_graph or plan.drawn) and \
-                self._outputs_read_after(plan, node):
-            plan = replace(plan, outputs_read_after=True)
-        anchor = problem or self._anchor(plan, node)
         if isinstance(anchor, str):
-            self.report(node, f"step loop kept in Python: {anchor}", fixed=False, severity="warning")
+            self.report(original, f"step loop kept in Python: {anchor}", fixed=False, severity="warning")
             return
-        self.plans[node] = plan
+        self.plans[original] = plan
+        if node is not original:
+            self.named[original] = node
         self.taken |= {loop_function_name(plan.step.name), outputs_name(plan.step.name), rows_name(plan.step.name)}
         if plan.in_graph:
             self.taken |= {flags_name(plan.step.name), index_name(plan.in_graph.step.name),
                            rows_name(plan.in_graph.step.name)}
-        self.hoist_to[node] = anchor
+        self.hoist_to[original] = anchor
         self.hoisted.setdefault(anchor, [])
         function = loop_function_name(plan.step.name)
         done = f"{function}() calls between its evaluations" if plan.evaluations else f"one call of {function}()"
@@ -159,7 +150,47 @@ class FuseStepLoops(TFTransform):
         elif kept_chunks:
             done += f" (evaluation kept in Python: {kept_chunks})"
         called = ", ".join(f"{step.name}()" for step, _, _ in plan.step_calls())
-        self.report(node, f"{called} loop -> {done}", fixed=True)
+        self.report(original, f"{called} loop -> {done}", fixed=True)
+
+    def _plan(self, node: cst.For, original: cst.For) -> tuple[Plan | str | None, str | None, cst.CSTNode | str]:
+        """(plan or why not, why an evaluation is not run in the graph loop, where the multi-step function
+        goes or why it cannot) for the loop `node` stands for (`original`, or it with a fresh target);
+        a None plan for a loop that is none of this transform's business."""
+        plan = plan_fusion(node, self.facts)
+        if plan == NO_STEP_CALL or (isinstance(plan, str) and (self._in_graph(node) or self._wraps_step_loop(node))):
+            # not a step loop, already a graph loop (a multi-step function's own), or an epoch loop
+            # around a step loop: fusing the inner loop is this transform's; the epochs are TFM310's
+            return None, None, ""
+        kept_chunks = None
+        if not isinstance(plan, str) and plan.evaluations and not plan.drawn:
+            in_graph = in_graph_evaluation(plan, node, self.facts, self.module, evaluates_first(plan, node))
+            if isinstance(in_graph, str):
+                kept_chunks = in_graph
+            else:
+                candidate = replace(plan, in_graph=in_graph)
+                kept_chunks = self._name_clash(candidate) or self._run_once_problem(candidate, node) or \
+                    self._index_arrays_problem(candidate) or self._anchor(candidate, original)
+                if not isinstance(kept_chunks, str):
+                    plan, kept_chunks = candidate, None
+        problem = plan if isinstance(plan, str) else (
+            self._name_clash(plan) or self._run_once_problem(plan, node) or self._index_arrays_problem(plan) or (
+            None if plan.in_graph else
+            self._drawn_problem(plan, node) if plan.drawn else
+            self._replay_problem(node) if plan.evaluations and replays_work(plan, node) else
+            self._outputs_problem(plan, node) if plan.evaluations else self._loop_var_problem(plan, node)))
+        if problem is None and plan.evaluations and not (plan.in_graph or plan.drawn) and \
+                self._outputs_read_after(plan, node):
+            plan = replace(plan, outputs_read_after=True)
+        return (problem or plan), kept_chunks, (problem or self._anchor(plan, original))
+
+    def _with_step_name(self, loop: cst.For) -> cst.For:
+        """`loop` with a fresh target when the module never reads its target, else `loop`: a loop whose
+        body rebinds its target (`for _ in range(k): x, _ = draw()`), or that has none to number its
+        steps by (`_`), is fused as if it had one."""
+        target = loop.target
+        if not isinstance(target, cst.Name) or target.value in self.loaded:
+            return loop
+        return loop.with_changes(target=cst.Name(fresh_name("step", self.taken)))
 
     def _anchor(self, plan: Plan, loop: cst.For) -> cst.CSTNode | str:
         """The statement the multi-step function is placed before, or why there is none.
@@ -300,7 +331,7 @@ class FuseStepLoops(TFTransform):
         if len(loop.iter.args) > 2 or (len(loop.iter.args) == 2 and plan.uses_loop_var):
             return "loop drawing its batches ahead does not run over `range(<n>)` or `range(<a>, <b>)`"
         if loop.target.value == "_" and (plan.evaluations or replays_drawn_work(plan, loop)):
-            return "loop drawing its batches ahead has other work but no name for its step"
+            return DRAWN_WITHOUT_STEP_NAME
         return None
 
     def _outputs_problem(self, plan: Plan, loop: cst.For) -> str | None:
@@ -319,14 +350,19 @@ class FuseStepLoops(TFTransform):
         inside = Counter(names_read(loop))
         return any(self.counts[name] > inside[name] for name in names_bound([loop.body.body[plan.call_index]]))
 
-    def leave_For(self, original: cst.For, updated: cst.For):
+    def leave_For(self, node: cst.For, updated: cst.For):
         self.loops[-1].pop()
-        plan = self.plans.get(original)
+        plan = self.plans.get(node)
         statements: list[cst.BaseStatement] = [updated]
+        if node in self.named:  # planned with a fresh target
+            original = self.named[node]
+            updated = updated.with_changes(target=original.target)
+        else:
+            original = node
         if plan is not None:
             self.add_import("tensorflow", asname="tf")
             function = cst.parse_module(fused_function(plan, original, "tf")).body[0]
-            self.hoisted[self.hoist_to[original]].append(function)
+            self.hoisted[self.hoist_to[node]].append(function)
         if plan is not None and plan.in_graph:
             statements = in_graph_loop(plan, original, self._unused(plan, original), "tf")
             statements[0] = statements[0].with_changes(
@@ -355,7 +391,7 @@ class FuseStepLoops(TFTransform):
             statements = [*before, *plan.run_once, call, *rows] + ([replay] if replay is not None else [])
             statements[0] = statements[0].with_changes(
                 leading_lines=[*original.leading_lines, *statements[0].leading_lines])
-        return self._with_hoisted(original, statements)
+        return self._with_hoisted(node, statements)
 
     def _with_hoisted(self, original: cst.CSTNode, statements: list[cst.BaseStatement]):
         """`statements` (what `original` became), after the multi-step functions placed before it."""

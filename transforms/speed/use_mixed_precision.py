@@ -19,7 +19,7 @@ from __future__ import annotations
 import libcst as cst
 
 from transforms.common.values import source as code_of
-from transforms.common.syntax import walk
+from transforms.common.syntax import fresh_name, walk
 from transforms.speed._mixed_precision_plan import MixedPrecisionPlan, plan_mixed_precision
 from transforms.base import TFTransform
 
@@ -70,8 +70,8 @@ class UseMixedPrecision(TFTransform):
     def _name_scalings(self, module: cst.Module) -> None:
         taken = {n.value for n in walk(module) if isinstance(n, cst.Name)}
         for scaling in self.plan.scalings:
-            scaling.scaled = _fresh(f"scaled_{scaling.loss}", taken)
-        self.policy_function = _fresh("mixed_precision_policy", taken)
+            scaling.scaled = fresh_name(f"scaled_{scaling.loss}", taken)
+        self.policy_function = fresh_name("mixed_precision_policy", taken)
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         for target, constructor in self.plan.layers.items():
@@ -157,11 +157,3 @@ def _with_keyword(call: cst.Call, keyword: str, value: str) -> cst.Call:
         else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     return call.with_changes(args=[*call.args[:-1], last.with_changes(comma=between),
                                    new.with_changes(comma=last.comma)])
-
-
-def _fresh(base: str, taken: set[str]) -> str:
-    candidate, counter = base, 1
-    while candidate in taken:
-        candidate, counter = f"{base}_{counter}", counter + 1
-    taken.add(candidate)
-    return candidate

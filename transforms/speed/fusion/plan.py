@@ -39,6 +39,7 @@ from transforms.common.syntax import only_small_statement
 from transforms.speed.fusion.state import ModuleFacts, StepFunction
 
 NO_STEP_CALL = "loop body calls no step function"
+REBOUND_LOOP_VARIABLE = "loop body rebinds the loop variable"
 INDEX_SPEC = "tf.TensorSpec([None], tf.int64)"  # an index array (`order`, for `X[order[a:b]]`)
 
 
@@ -113,7 +114,7 @@ def plan_fusion(loop: cst.For, facts: ModuleFacts) -> Plan | str:
     call_statements = [f_statement for *_, f_statement in found]
     loop_var, bound = loop.target.value, names_bound(body)
     if loop_var in bound or loop_var in names_bound([loop.iter]):
-        return "loop body rebinds the loop variable"
+        return REBOUND_LOOP_VARIABLE
     run_once = invariant_bindings(body[:index], loop_var, body, state)
     # Draws may come between step calls, whose arguments may draw too: the steps touch no NumPy value,
     # so drawing all of them ahead, in the order the body made them, draws the same numbers.

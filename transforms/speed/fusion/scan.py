@@ -37,6 +37,65 @@ def names_read(node: cst.CSTNode, skip=None) -> list[str]:
     return found
 
 
+def names_loaded(node: cst.CSTNode) -> list[str]:
+    """The bare names `node` reads, in source order: `names_read` without the names that assignment,
+    loop, comprehension and walrus targets bind (`a[i] = ...` reads `a` and `i`)."""
+    bound = {id(name) for target in _binding_targets(node) for name in _target_name_nodes(target)}
+    return [name.value for name in _bare_names(node) if id(name) not in bound]
+
+
+def _binding_targets(node: cst.CSTNode) -> list[cst.BaseExpression]:
+    found: list[cst.BaseExpression] = []
+
+    class Collector(cst.CSTVisitor):
+        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
+            found.append(target.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            found.append(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            found.append(node.target)
+
+        def visit_CompFor(self, node: cst.CompFor) -> None:
+            found.append(node.target)
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            found.append(node.target)
+
+    scan(node, Collector())
+    return found
+
+
+def _target_name_nodes(target: cst.BaseExpression) -> list[cst.Name]:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_name_nodes(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_name_nodes(target.value)
+    return []
+
+
+def _bare_names(node: cst.CSTNode) -> list[cst.Name]:
+    found: list[cst.Name] = []
+
+    class Collector(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.append(name)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            attribute.value.visit(self)
+            return False
+
+        def visit_Arg(self, arg: cst.Arg) -> bool:
+            arg.value.visit(self)
+            return False
+
+    scan(node, Collector())
+    return found
+
+
 def names_bound(nodes) -> set[str]:
     """Names that statements in `nodes` bind (assignments, loop targets, walrus)."""
     found: set[str] = set()
