@@ -4,8 +4,9 @@
 
 Materialises the corpus from the git mirrors (benchmarks/corpus/materialise.py), then
   * static: every manifest file through `migrate.runner.migrate_path`: level histogram, main scripts
-    free of Session / placeholder / feed_dict, findings left for a human grouped by reason
-    (cached per file and tool version under .corpus-cache/, so a re-run or a resumed run is fast);
+    free of Session / placeholder / feed_dict, main scripts short of `tf2` that import a module of
+    their repository left as TF1 code, findings left for a human grouped by reason (cached per file
+    and tool version under .corpus-cache/, so a re-run or a resumed run is fast);
   * run: every runnable program (manifest entries with a recipe): the legacy program on the legacy
     runtime, the migrated one on plain TF 2, and `tf-migrate verify` of the pair
     (benchmarks/corpus/run_pass.py), each with the synthetic stand-in data layer.
@@ -32,7 +33,7 @@ sys.path[:0] = [ROOT, CORPUS_TOOLS]
 import run_pass  # noqa: E402
 import summary  # noqa: E402
 from materialise import load_manifest, materialise  # noqa: E402
-from static_pass import Cache, migrate_entry, tool_fingerprint  # noqa: E402
+from static_pass import Cache, code_of, entry_path, imported_modules, migrate_entry, tool_fingerprint  # noqa: E402
 
 
 def parse_args(argv):
@@ -86,7 +87,12 @@ def static_part(entries: list[dict], corpus_dir: str, jobs: int) -> list[dict]:
             cache.add(record)
             if number % 25 == 0 or number == len(todo):
                 print(f"  {number}/{len(todo)} migrated", file=sys.stderr)
-    return [cache.get(entry) for entry in entries]
+    records = [cache.get(entry) for entry in entries]
+    for entry, record in zip(entries, records):
+        if "imports" not in record:  # cached before records listed them
+            with open(entry_path(corpus_dir, entry), "rb") as handle:
+                record["imports"] = imported_modules(code_of(entry["path"], handle.read()))
+    return records
 
 
 def run_part(entries: list[dict], corpus_dir: str, jobs: int, timeout_s: float, do_verify: bool) -> list[dict]:

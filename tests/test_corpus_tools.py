@@ -21,7 +21,7 @@ import build_manifest  # noqa: E402
 import materialise  # noqa: E402
 import summary  # noqa: E402
 from corpus_stand_ins import activate, hook, mnist, run_budget  # noqa: E402
-from static_pass import graph_mode_names  # noqa: E402
+from static_pass import graph_mode_names, imported_modules  # noqa: E402
 
 PROGRAM = """import tensorflow as tf
 from helpers import util
@@ -182,6 +182,27 @@ def test_activate_writes_working_directory_files_once(tmp_path: Path):
 def test_graph_mode_names_ignore_comments_and_strings():
     assert graph_mode_names(PROGRAM) == ["Session", "feed_dict", "placeholder"]
     assert graph_mode_names("# tf.Session\nprint('placeholder')\n") == []
+
+
+def test_imported_modules_list_what_a_file_may_import_from_its_repository():
+    assert imported_modules(PROGRAM) == ["helpers", "helpers.util", "tensorflow"]
+    assert imported_modules("from . import x\nimport a.b as c\n") == ["a.b"]
+    assert imported_modules("print 'python 2'\n") == []
+
+
+def _static(path: str, level: str, kind: str = "module", imports=()) -> dict:
+    return {"repo": "me/toy", "path": path, "level": level, "kind": kind, "imports": list(imports)}
+
+
+def test_main_scripts_importing_a_module_left_as_tf1_code_are_counted_by_level():
+    records = [_static("src/model.py", "compat"), _static("src/util.py", "none"), _static("lib/net.py", "wrapped"),
+               _static("src/train.py", "wrapped", "main", ["model", "tensorflow"]),  # next to the script
+               _static("run.py", "compat", "main", ["lib.net"]),  # from the repository's root
+               _static("src/eval.py", "compat", "main", ["util"]),  # a module with no TensorFlow code
+               _static("src/export.py", "compat", "main", ["net"]),  # not on the script's path
+               _static("src/serve.py", "tf2", "main", ["model"])]  # converted: not counted
+    counted = summary.graph_modules_imported(records)
+    assert counted == {"main_scripts": 2, "by_level": {"wrapped": 1, "compat": 1}}
 
 
 def test_refusals_are_grouped_by_code_and_normalised_message():

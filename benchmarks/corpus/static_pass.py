@@ -9,6 +9,7 @@ that was stopped, only migrates what changed; the fingerprint covers every sourc
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import io
 import json
@@ -60,11 +61,32 @@ def graph_mode_names(source: str) -> list[str]:
     return sorted(found)
 
 
+def imported_modules(source: str) -> list[str]:
+    """The dotted names a file imports (`import a.b`, `from a import b` gives `a` and `a.b`): what it
+    may import from its own repository. Empty for code that does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*")
+    return sorted(found)
+
+
+def entry_path(corpus_dir: str, entry: dict) -> str:
+    return os.path.join(corpus_dir, entry["repo"].replace("/", "+"), entry["path"])
+
+
 def migrate_entry(corpus_dir: str, entry: dict) -> dict:
     """The static record of one manifest entry (materialised under `corpus_dir`)."""
     from migrate.runner import migrate_path  # the tool of the PYTHONPATH / checkout this runs from
 
-    path = os.path.join(corpus_dir, entry["repo"].replace("/", "+"), entry["path"])
+    path = entry_path(corpus_dir, entry)
     started = time.perf_counter()
     result = migrate_path(path)
     seconds = time.perf_counter() - started
@@ -78,6 +100,7 @@ def migrate_entry(corpus_dir: str, entry: dict) -> dict:
         "findings": [finding.to_dict() for finding in result.findings],
         "graph_mode_before": graph_mode_names(code_of(path, original)),
         "graph_mode_after": graph_mode_names(code_of(path, migrated)),
+        "imports": imported_modules(code_of(path, original)),
         "seconds": round(seconds, 3),
     }
 

@@ -29,6 +29,29 @@ def graph_mode_summary(records: list[dict]) -> dict:
             "names_left": dict(Counter(name for r in mains for name in r["graph_mode_after"]).most_common())}
 
 
+def graph_modules_imported(records: list[dict]) -> dict:
+    """Main scripts short of `tf2` that import a module of their own repository whose migration keeps
+    TF1 code (`wrapped`, `compat` or `tf1`): graphs are converted one file at a time, so such a
+    script's graph may be partly built where its conversion cannot see it. Counted by the script's level."""
+    kept = {(r["repo"], r["path"].rsplit(".", 1)[0]) for r in records if r["level"] in ("wrapped", "compat", "tf1")}
+    by_level = Counter()
+    for record in records:
+        if record["kind"] != "main" or record["level"] in ("tf2", None) or "imports" not in record:
+            continue
+        if any((record["repo"], module) in kept for name in record["imports"]
+               for module in _module_files(record["path"], name)):
+            by_level[record["level"]] += 1
+    return {"main_scripts": sum(by_level.values()), "by_level": dict(by_level)}
+
+
+def _module_files(script: str, imported: str) -> list[str]:
+    """Where `import imported` in `script` finds a module of the repository (paths without `.py`): next
+    to the script, as running it puts its folder first on sys.path, or from the repository's root."""
+    relative = imported.replace(".", "/")
+    folder = script.rsplit("/", 1)[0] + "/" if "/" in script else ""
+    return [f"{base}{relative}{tail}" for base in dict.fromkeys((folder, "")) for tail in ("", "/__init__")]
+
+
 def normalise(message: str) -> str:
     """A message with its specifics replaced, to group alike ones: quoted text, paths, line numbers and
     numbers of two digits or more, user names with dots; TensorFlow API names are kept to three parts
@@ -137,6 +160,7 @@ def static_summary(records: list[dict]) -> dict:
     return {"files": len(records), "main": sum(r["kind"] == "main" for r in records),
             "repositories": len({r["repo"] for r in records}),
             "levels": level_histogram(records), "graph_mode": graph_mode_summary(records),
+            "graph_modules_imported": graph_modules_imported(records),
             "needs_human": sum(not f["fixed"] for r in records for f in r["findings"]),
             "refusals": refusal_reasons(records), "skipped_or_failed": skip_fail_reasons(records),
             "seconds": round(sum(r["seconds"] for r in records), 1)}
@@ -175,8 +199,13 @@ def render_static(static: dict) -> list[str]:
     lines += table(list(levels), [list(levels.values())]) + [""]
     lines += [f"Main scripts free of Session / placeholder / feed_dict after migration: **{graph['free_after']} / "
               f"{graph['main_scripts']}** ({graph['using_before']} used them before; {graph['freed']} of those are free "
-              f"now). Names left, by scripts: {graph['names_left'] or 'none'}.", "",
-              f"Findings left for a human (`fixed: false`): {static['needs_human']}. Top reasons:", ""]
+              f"now). Names left, by scripts: {graph['names_left'] or 'none'}.", ""]
+    imported = static.get("graph_modules_imported")
+    if imported:
+        lines += [f"Main scripts short of `tf2` that import a module of their repository whose migration keeps TF1 "
+                  f"code (`wrapped` / `compat` / `tf1`; graphs are converted one file at a time): "
+                  f"**{imported['main_scripts']}**, by their level: {imported['by_level'] or 'none'}.", ""]
+    lines += [f"Findings left for a human (`fixed: false`): {static['needs_human']}. Top reasons:", ""]
     lines += table(["code", "message (normalised)", "count", "example"],
                    [[r["code"], r["message"], r["count"], r["example"]] for r in static["refusals"][:TOP]]) + [""]
     if static["skipped_or_failed"]:
