@@ -52,6 +52,17 @@ def test_critic_loop_whose_body_rebinds_its_throwaway_variable_is_fused() -> Non
     assert "\n    for _ in range(n_critic):\n" not in result.new_source
 
 
+def test_batches_reshaped_after_their_draw_are_drawn_ahead_with_it() -> None:
+    """`batch_x = batch_x.reshape((batch_size, timesteps, num_input))` after `next_batch`: the reshape
+    runs with the draw, step by step, and the reshaped batches are what the steps are fed."""
+    result = migrate_path(str(ROOT / "legacy_examples" / "mnist_rnn_reshaped_batches.py"))
+    assert result.level == "tf2" and "def train_step_loop(first, stop" in result.new_source
+    assert not [f for f in result.findings if f.code == "TFM301" and not f.fixed]
+    draw = ("    batch_x = batch_x.reshape((batch_size, timesteps, num_input))\n"
+            "    batch_x_values.append(batch_x)\n")
+    assert draw in result.new_source
+
+
 def test_ignoring_tfm301_keeps_the_python_loop() -> None:
     result = migrate_path(str(ROOT / "legacy_examples" / "core_batch_norm.py"), Options(ignore=("TFM301",)))
     assert "_loop(" not in result.new_source

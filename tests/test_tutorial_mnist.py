@@ -143,7 +143,7 @@ def test_tutorial_program_prints_the_same_values_migrated(tmp_path: Path, served
 
 @pytest.mark.parametrize("name", ["mnist_deep_tutorial", "mnist_mlp_epochs_tutorial", "mnist_autoencoder_sampling",
                                   "mnist_neural_network_raw", "mnist_gan_noise", "mnist_gan_samples_first",
-                                  "mnist_wgan_gp_critic_loop"])
+                                  "mnist_wgan_gp_critic_loop", "mnist_rnn_reshaped_batches"])
 def test_tutorial_example_migrates_to_tf2_and_verifies_equivalent(name: str, tmp_path: Path):
     """The legacy examples built like the tutorials (the loader on a synthetic MNIST, next_batch feeds,
     InteractiveSession .run/.eval or an epoch loop averaging the cost): the harness runs both sides

@@ -3,6 +3,7 @@ NumPy's random functions (TFM301).
 
     for _ in range(STEPS):
         batch_x, batch_y = mnist.train.next_batch(BATCH)
+        batch_x = batch_x.reshape((BATCH, 28, 28))  # a drawn batch reshaped: part of its draw
         z = sample_z(BATCH, NOISE)  # returns np.random.uniform(-1., 1., size=[m, n])
         train_step(batch_x, batch_y, z)
 
@@ -41,6 +42,11 @@ class Draw:
     names: tuple[str, ...]  # the names it binds, in order (`_` included)
     dataset: str | None  # the name bound to the loader's result; None for NumPy random numbers
     hoisted: bool = False  # an argument of a step call (`step(x, sample_z(n, dim))`), given a name of its own
+    reshapes: str | None = None  # `x = x.reshape(shape)` after the draw binding `x`: the name reshaped
+
+    def label(self) -> str:
+        """How a finding names the draw."""
+        return self.names[0] if self.names else self.reshapes or cst.Module([]).code_for_node(self.statement).strip()
 
 
 def batch_draw(statement: cst.BaseStatement, datasets: frozenset[str]) -> Draw | None:
@@ -74,6 +80,22 @@ def random_draw(statement: cst.BaseStatement, fixed_shape_draw) -> Draw | None:
     return Draw(statement, (small.targets[0].target.value,), None)
 
 
+def reshaped_draw(statement: cst.BaseStatement, drawn: set[str]) -> Draw | None:
+    """`x = x.reshape(shape)` on a name of `drawn` (bound by an earlier draw of the loop: a NumPy
+    array), `shape` passed positionally: part of the draw, run with it step by step; the reshaped
+    batches stack when `shape` reads only invariants, which `draws_problem` checks. None otherwise."""
+    small = only_small_statement(statement)
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
+            and isinstance(small.value, cst.Call) and isinstance(small.value.func, cst.Attribute)):
+        return None
+    name, func = small.targets[0].target.value, small.value.func
+    if not (name in drawn and func.attr.value == "reshape" and isinstance(func.value, cst.Name)
+            and func.value.value == name and small.value.args
+            and not any(arg.keyword or arg.star for arg in small.value.args)):
+        return None
+    return Draw(statement, (), None, reshapes=name)
+
+
 def hoisted_draws(calls, fixed_shape_draw) -> tuple[list[cst.Call], list[list[Draw]]]:
     """Arguments of the step calls drawing NumPy random numbers of a fixed shape (`fixed_shape_draw`),
     each given a name of its own (`<parameter>_drawn`) by a draw statement: the calls reading those
@@ -105,12 +127,14 @@ def draws_problem(draws: list[Draw], body: list[cst.BaseStatement], work: list[c
     replayed after the steps; `changing`: the loop variable and the other names the loop body binds;
     `random_calls(statements)`: the first call in them that may draw random numbers, or None."""
     drawn = [name for draw in draws for name in draw.names if name != "_"]
-    if any(bound_count(body, name) != (0 if draw.hoisted else 1) for draw in draws for name in draw.names):
+    reshaped = Counter(draw.reshapes for draw in draws if draw.reshapes)
+    if any(bound_count(body, name) != (0 if draw.hoisted else 1) + reshaped[name]
+           for draw in draws for name in draw.names):
         return "a batch it draws is bound more than once in the loop body"
     for draw in draws:
-        changed = sorted(set(names_read(draw.statement.body[0].value)) & changing)
+        changed = sorted((set(names_read(draw.statement.body[0].value)) - {draw.reshapes}) & changing)
         if changed and draw.dataset is None:
-            return f"`{draw.names[0]}` is drawn with `{changed[0]}`, which changes in the loop"
+            return f"`{draw.label()}` is drawn with `{changed[0]}`, which changes in the loop"
         if changed:
             return f"the batch size `{changed[0]}` changes in the loop"
     read = {name for statement in work for name in names_read(statement)}

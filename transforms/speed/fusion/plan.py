@@ -32,7 +32,7 @@ from transforms.speed.fusion.body import (
     plain_python_problem,
     scheduled_values,
 )
-from transforms.speed.fusion.draws import Draw, batch_draw, draws_problem, hoisted_draws, random_draw
+from transforms.speed.fusion.draws import Draw, batch_draw, draws_problem, hoisted_draws, random_draw, reshaped_draw
 from transforms.speed.fusion.params import loop_params, values_name
 from transforms.speed.fusion.scan import callee_name, calls_in, leaving_statement, names_bound
 from transforms.common.syntax import only_small_statement
@@ -99,7 +99,7 @@ def plan_fusion(loop: cst.For, facts: ModuleFacts) -> Plan | str:
     if leaving is not None:
         return f"loop body contains `{type(leaving).__name__}`; the steps could not all run first"
     evaluations = evaluation_blocks(body, state | (opaque - names_bound(body)), call_problem, logs)
-    draws = [d for d in (_draw(s, facts) for s in body) if d is not None]
+    draws = _draws(body, facts)
     found = _step_calls([s for s in body if s not in evaluations], steps, not evaluations or bool(draws))
     if found == NO_STEP_CALL:  # the step is called only under an `if`: say so
         found = _step_calls(body, steps, False)
@@ -179,8 +179,16 @@ def plan_fusion(loop: cst.For, facts: ModuleFacts) -> Plan | str:
                 drawn=tuple(draws))
 
 
-def _draw(statement: cst.BaseStatement, facts: ModuleFacts) -> Draw | None:
-    return batch_draw(statement, facts.datasets) or random_draw(statement, facts.fixed_shape_draw)
+def _draws(body: list[cst.BaseStatement], facts: ModuleFacts) -> list[Draw]:
+    """The draws among the loop body's statements, in order (a reshape of a drawn batch among them)."""
+    found: list[Draw] = []
+    for statement in body:
+        drawn = {name for draw in found for name in draw.names}
+        draw = batch_draw(statement, facts.datasets) or random_draw(statement, facts.fixed_shape_draw) or \
+            reshaped_draw(statement, drawn)
+        if draw is not None:
+            found.append(draw)
+    return found
 
 
 def _is_range(node: cst.BaseExpression) -> bool:
