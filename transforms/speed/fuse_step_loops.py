@@ -83,7 +83,6 @@ class FuseStepLoops(TFTransform):
         self.module = node
         self.plans: dict[cst.For, Plan] = {}
         self.counts = Counter(names_read(node))
-        self.loaded = set(names_loaded(node))
         self.taken = set(self.counts)
         self.loops: list[list[cst.For]] = [[]]  # enclosing loops, per function scope
         self.scopes: list[cst.FunctionDef | cst.ClassDef | None] = [None]  # the module, then enclosing defs
@@ -188,7 +187,7 @@ class FuseStepLoops(TFTransform):
         body rebinds its target (`for _ in range(k): x, _ = draw()`), or that has none to number its
         steps by (`_`), is fused as if it had one."""
         target = loop.target
-        if not isinstance(target, cst.Name) or target.value in self.loaded:
+        if not isinstance(target, cst.Name) or target.value in names_loaded(self.module):
             return loop
         return loop.with_changes(target=cst.Name(fresh_name("step", self.taken)))
 

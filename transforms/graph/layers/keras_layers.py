@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from transforms.common.graph_symbols import layer_table
-from transforms.common.syntax import Refusal, bind_arguments, code, is_literal, string_value
+from transforms.common.syntax import Refusal, bind_arguments, code, fresh_name, is_literal, string_value
 
 
 class NameAllocator:
@@ -25,12 +25,7 @@ class NameAllocator:
         self.taken.discard(name)
 
     def fresh(self, base: str) -> str:
-        candidate, counter = base, 1
-        while candidate in self.taken:
-            candidate = f"{base}_{counter}"
-            counter += 1
-        self.taken.add(candidate)
-        return candidate
+        return fresh_name(base, self.taken)
 
 
 @dataclass

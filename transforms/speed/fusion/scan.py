@@ -44,12 +44,24 @@ def names_loaded(node: cst.CSTNode) -> list[str]:
     return [name.value for name in _bare_names(node) if id(name) not in bound]
 
 
-def _binding_targets(node: cst.CSTNode) -> list[cst.BaseExpression]:
+def names_bound(nodes) -> set[str]:
+    """Names that statements in `nodes` bind (assignments, `+=`, loop targets, walrus)."""
+    return {name.value for node in nodes for target in _binding_targets(node, augmented=True)
+            for name in _target_name_nodes(target)}
+
+
+def _binding_targets(node: cst.CSTNode, augmented: bool = False) -> list[cst.BaseExpression]:
+    """The targets of the bindings in `node`; with `augmented`, those of `+=` and the like too (which
+    also read their target)."""
     found: list[cst.BaseExpression] = []
 
     class Collector(cst.CSTVisitor):
         def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
             found.append(target.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            if augmented:
+                found.append(node.target)
 
         def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
             found.append(node.target)
@@ -68,6 +80,8 @@ def _binding_targets(node: cst.CSTNode) -> list[cst.BaseExpression]:
 
 
 def _target_name_nodes(target: cst.BaseExpression) -> list[cst.Name]:
+    """The names a target binds: itself, or those of a tuple / list / starred target (attribute and
+    subscript targets bind none)."""
     if isinstance(target, cst.Name):
         return [target]
     if isinstance(target, (cst.Tuple, cst.List)):
@@ -94,44 +108,6 @@ def _bare_names(node: cst.CSTNode) -> list[cst.Name]:
 
     scan(node, Collector())
     return found
-
-
-def names_bound(nodes) -> set[str]:
-    """Names that statements in `nodes` bind (assignments, loop targets, walrus)."""
-    found: set[str] = set()
-
-    class Collector(cst.CSTVisitor):
-        def visit_AssignTarget(self, target: cst.AssignTarget) -> None:
-            found.update(_target_names(target.target))
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            found.update(_target_names(node.target))
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            found.update(_target_names(node.target))
-
-        def visit_For(self, node: cst.For) -> None:
-            found.update(_target_names(node.target))
-
-        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            found.update(_target_names(node.target))
-
-        def visit_CompFor(self, node: cst.CompFor) -> None:
-            found.update(_target_names(node.target))
-
-    for node in nodes:
-        scan(node, Collector())
-    return found
-
-
-def _target_names(target: cst.BaseExpression) -> set[str]:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return set().union(*(_target_names(e.value) for e in target.elements)) if target.elements else set()
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return set()  # attribute or subscript targets bind no name
 
 
 def calls_in(node: cst.CSTNode, nested_loops: bool = True) -> list[cst.Call]:
