@@ -29,7 +29,7 @@ EXAMPLES = ROOT / "legacy_examples"
 SEEDED = ["core_session_mlp", "core_tf_layers_cnn", "core_class_graph_methods", "core_saver_resume", "data_one_shot_iterator",
           "data_epochs_layers", "queue_tfrecords", "gan_shared_discriminator", "gan_python_batches",
           "gan_layers_clipped_gradients", "gan_two_domains_shared_adam", "rl_policy_gradient_buffer",
-          "mixed_flags_data_summaries_saver",
+          "mixed_flags_data_summaries_saver", "core_layer_helper_activation",
           pytest.param("core_interactive_momentum", marks=pytest.mark.slow),
           pytest.param("core_scoped_adam", marks=pytest.mark.slow),
           pytest.param("core_multi_fetch", marks=pytest.mark.slow),

@@ -237,10 +237,10 @@ class ExprAnalyzer(SiteRecognizer):
             self._refuse_variable_method(node)
         if isinstance(func, cst.Name) and func.value in self.helpers and self.resolver.is_block_reference(func):
             facts.helper_calls.add(func.value)
-            facts.helper_call_nodes.append(node)
             facts.builds_ops = True
             for arg in node.args:
                 self._visit(arg.value, facts)
+            facts.helper_call_nodes.append(node)  # after the calls in its arguments, as Python calls them
             return
         inner = ExprFacts()
         for child in children(node):

@@ -27,8 +27,9 @@ def graph_helpers(functions: list[cst.FunctionDef], analyzer) -> dict[str, cst.F
 
 
 def variable_factory(function: cst.FunctionDef, analyzer) -> bool | None:
-    """For a function that creates exactly one tf.Variable and otherwise only computes its initial
-    value: whether that variable is trainable. None for any other function."""
+    """For a function that creates exactly one tf.Variable, otherwise only computes its initial value
+    and returns that variable: whether it is trainable. None for any other function (one returning
+    what it computes with the variable is a module: transforms/graph/structure/modules.py)."""
     calls = _categories(function, analyzer)
     variables = [call for call, category in calls if category is Category.VARIABLE]
     others = [category for _, category in calls if category is not Category.VARIABLE]
@@ -37,6 +38,8 @@ def variable_factory(function: cst.FunctionDef, analyzer) -> bool | None:
     if analyzer.category(variables[0].func)[0] != "tf.Variable":
         return None
     call = variables[0]
+    if not _returns_only(function, call):
+        return None
     trainable = next((arg.value for index, arg in enumerate(call.args) if (arg.keyword is None and index == 1)
                       or (arg.keyword is not None and arg.keyword.value == "trainable")), None)
     if trainable is None:
@@ -44,3 +47,15 @@ def variable_factory(function: cst.FunctionDef, analyzer) -> bool | None:
     if isinstance(trainable, cst.Name) and trainable.value in ("True", "False"):
         return trainable.value == "True"
     raise Refusal(trainable, "trainable= must be a literal True or False")
+
+
+def _returns_only(function: cst.FunctionDef, variable: cst.Call) -> bool:
+    """Whether every `return` of `function` returns `variable`: the call itself, or the one name bound
+    to it."""
+    names = {small.targets[0].target.value for node in walk(function.body)
+             if isinstance(node, cst.SimpleStatementLine) for small in node.body
+             if isinstance(small, cst.Assign) and small.value is variable and len(small.targets) == 1
+             and isinstance(small.targets[0].target, cst.Name)}
+    returns = [node for node in walk(function.body) if isinstance(node, cst.Return)]
+    return bool(returns) and all(node.value is variable or (isinstance(node.value, cst.Name)
+                                                           and node.value.value in names) for node in returns)

@@ -1,19 +1,28 @@
 """The body of a function that becomes a tf.Module (see transforms/graph/structure/modules.py), split in two: the
 statements that create its variables (and the values they need) go to `__init__`, inside the name
 scopes they sat in; the statements that compute go to `__call__`, reading the variables (and the
-Python parameters they use) as attributes."""
+Python parameters they use) as attributes.
+
+Python control flow that only computes (`if activation_function is None: ... else: ...`, a loop over
+layers' outputs) goes to `__call__` whole: TF1 ran it once per call while it built the graph, and
+`__call__` runs it once per trace, on the same Python values. Control flow that creates variables, or
+binds a value a variable needs, is refused."""
 from __future__ import annotations
 
 import libcst as cst
 
 from transforms.common.graph_symbols import Category
 from transforms.graph.analysis.model import Scopes
+from transforms.graph.bridge.bindings import bound_names
 from transforms.graph.writing.state import convert_get_variable, convert_variable
 from transforms.common.syntax import Refusal, code, load_names, replace_nodes, walk
 
 # tf.Module attributes that an instance attribute must not replace.
 _MODULE_ATTRIBUTES = {"name", "name_scope", "variables", "trainable_variables", "non_trainable_variables",
                       "submodules", "with_name_scope"}
+# Control flow that may go to __call__ whole, and what it must not call there (state built on every trace).
+_COMPUTING_BLOCKS = (cst.If, cst.For, cst.While)
+_STATE_CATEGORIES = frozenset({Category.VARIABLE, Category.SCOPE, Category.LAYER, Category.RNN_CELL})
 
 
 def _attribute(name: str) -> str:
@@ -28,6 +37,10 @@ def split_body(helper, analyzer, initializer_code) -> None:
     needed = {name.value for small in variables.values() for name in load_names(small.value)}
     setup = {index for index, (statement, _) in enumerate(entries)
              if index not in variables and _targets(statement) & needed}
+    for index in setup:
+        if isinstance(entries[index][0], _COMPUTING_BLOCKS):
+            raise Refusal(entries[index][0], f"'{helper.function.name.value}' sets up a value of its variables "
+                                             "under control flow; it is not turned into a module")
     initializers = {target for index in setup for target in _targets(entries[index][0])
                     if initializer_code(entries[index][0].body[0].value) is not None}
     state: dict[str, str] = {}
@@ -67,7 +80,7 @@ def _targets(statement: cst.BaseStatement) -> set[str]:
     small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
     if isinstance(small, cst.Assign):
         return {n.value for t in small.targets for n in walk(t.target) if isinstance(n, cst.Name)}
-    return set()
+    return bound_names([statement]) if isinstance(statement, _COMPUTING_BLOCKS) else set()
 
 
 def _flatten(helper, statements, scopes: list[str], analyzer):
@@ -77,9 +90,22 @@ def _flatten(helper, statements, scopes: list[str], analyzer):
             if analyzer.category(call.func)[1] is Category.SCOPE and _only_a_name(call, helper.reuse_param):
                 yield from _flatten(helper, statement.body.body, scopes + [code(call.args[0].value)], analyzer)
                 continue
-        if not isinstance(statement, cst.SimpleStatementLine):
+        if not isinstance(statement, cst.SimpleStatementLine) and not _only_computes(statement, analyzer):
             raise Refusal(statement, f"'{helper.function.name.value}' has control flow; it is not turned into a module")
         yield statement, scopes
+
+
+def _only_computes(statement: cst.BaseStatement, analyzer) -> bool:
+    """An `if` / `for` / `while` block that creates no variables (nor scopes, layers or cells) and
+    defines nothing: it can run in `__call__` as it ran while TF1 built the graph."""
+    if not isinstance(statement, _COMPUTING_BLOCKS):
+        return False
+    for node in walk(statement):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Global, cst.Nonlocal, cst.With)):
+            return False
+        if isinstance(node, cst.Call) and analyzer.category(node.func)[1] in _STATE_CATEGORIES:
+            return False
+    return True
 
 
 def _only_a_name(call: cst.Call, reuse_param: str | None) -> bool:

@@ -46,7 +46,7 @@ class ModuleHelper:
         init = f"    def __init__(self, {', '.join(self.init_signature)}):\n" if self.config_params else \
             "    def __init__(self):\n"
         body = "".join(f"        {line}\n" for line in ["super().__init__()", *grouped(self.init_entries)])
-        call = f"\n    def __call__(self, {', '.join(self.tensor_params)}):\n"
+        call = f"\n    def __call__({', '.join(['self', *self.tensor_params])}):\n"
         call += "".join(f"        {line}\n" for line in self.call_lines)
         return f"class {self.class_name}(tf.Module):\n{docstring}{init}{body}{call}"
 
