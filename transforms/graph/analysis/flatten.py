@@ -86,15 +86,29 @@ class Flattener:
             raise Refusal(with_item, f"`{name}(...) as ...` (scope objects and reuse) is not modelled")
         if scope_kind(name) == "name":
             label = bind_arguments(call, ["name", "default_name", "values"], name).get("name")
-            return replace(scopes, name=scopes.name + (_scope_label(call, label),))
+            return replace(scopes, name=scopes.name + (_scope_label(call, self._constant(label)),))
         bound = bind_arguments(call, _VARIABLE_SCOPE_SIGNATURE, name)
         for parameter, value in bound.items():
             if parameter == "reuse" and isinstance(value, cst.Name) and value.value in ("None", "False"):
                 continue
             if parameter not in ("name_or_scope", "initializer", "values"):
                 raise Refusal(value, f"tf.variable_scope({parameter}=...) is not modelled")
-        label = _scope_label(call, bound.get("name_or_scope"))
+        label = _scope_label(call, self._constant(bound.get("name_or_scope")))
         return Scopes(scopes.variable + (label,), scopes.name + (label,), bound.get("initializer", scopes.initializer))
+
+    def _constant(self, label: cst.BaseExpression | None) -> cst.BaseExpression | None:
+        """A scope name given as a name bound once, to a string (`name = "m1"`, a model's name parameter
+        once its class is inlined): that string."""
+        if not isinstance(label, cst.Name):
+            return label
+        assignments = self.analyzer.resolver.assignments_of(label)
+        if len(assignments) != 1:
+            return label
+        target = self.analyzer.resolver.parent(assignments[0].node)
+        assign = self.analyzer.resolver.parent(target) if isinstance(target, cst.AssignTarget) else None
+        if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and string_value(assign.value) is not None:
+            return assign.value
+        return label
 
     def _never_read(self, asname: cst.AsName) -> bool:
         """`with tf.name_scope("layer") as scope:` where nothing reads `scope` (the scope's name string)."""

@@ -254,7 +254,17 @@ def _program_callables(transform, module: cst.Module) -> set[str]:
     """Names that may build graph when called: the module's classes, its functions that use TensorFlow
     beyond its Python utilities or call such names, and what it imports from modules that are neither
     the standard library nor a known data library (its own modules)."""
-    names = {s.name.value for s in module.body if isinstance(s, cst.ClassDef)}
+    names = {s.name.value for s in module.body if isinstance(s, cst.ClassDef)} | program_imports(module)
+    functions = [s for s in module.body if isinstance(s, cst.FunctionDef)]
+    while building := [f for f in functions if f.name.value not in names and _may_build(transform, f, names)]:
+        names |= {function.name.value for function in building}
+    return names
+
+
+def program_imports(module: cst.Module) -> set[str]:
+    """The names `module` imports from modules that are neither the standard library nor a known data
+    library (its own modules, whose code may build graph)."""
+    names = set()
     for node in walk(module):
         if isinstance(node, cst.ImportFrom) and node.relative:
             names |= _imported_names(node)
@@ -265,9 +275,6 @@ def _program_callables(transform, module: cst.Module) -> set[str]:
             for alias in node.names:
                 if _is_program_module(dotted_name(alias.name)):
                     names.add(alias.asname.name.value if alias.asname else dotted_name(alias.name).split(".")[0])
-    functions = [s for s in module.body if isinstance(s, cst.FunctionDef)]
-    while building := [f for f in functions if f.name.value not in names and _may_build(transform, f, names)]:
-        names |= {function.name.value for function in building}
     return names
 
 

@@ -111,7 +111,7 @@ class Checkpoints:
                 for key, value in _dict_values(item.emit[0]):
                     saver.tf1_names[self._tf1_name(value, name)] = f"{name}[{key}]"
             elif item.kind is Kind.TRAIN_OP:
-                self._optimizer(self.scanner.block.train_ops[item.defines[0]])
+                self._optimizer(self.scanner.block.train_ops[item.defines[0]], items)
         if self.scanner.module_helpers:
             raise Refusal(saver.call, "tf.train.Saver with variables created in tf.Module classes is not "
                                       "mapped to TF1 checkpoint names yet")
@@ -149,10 +149,11 @@ class Checkpoints:
             raise Refusal(self.saver.call, f"tf.train.Saver: two variables are named '{name}'")
         return name
 
-    def _optimizer(self, train_op) -> None:
+    def _optimizer(self, train_op, items: list[Item]) -> None:
+        """The optimizer of `train_op`, built by a call or bound by one of `items` (those before the saver)."""
         receiver = train_op.node.func.value
         if isinstance(receiver, cst.Name):
-            definition = next(item for item in self.scanner.block.items
+            definition = next(item for item in items
                               if item.kind is Kind.OPTIMIZER and train_op.optimizer in item.defines)
             receiver = definition.node.body[0].value
         tf_name = self.scanner.analyzer.category(receiver.func)[0]

@@ -51,6 +51,7 @@ from transforms.graph.structure.class_checks import (
 )
 from transforms.graph.structure.class_feeds import feed_replacements
 from transforms.graph.structure.class_methods import methods_inlined
+from transforms.graph.structure.class_sessions import session_passed
 from transforms.graph.structure.class_instances import instance_copies
 from transforms.graph.structure.inline import _TrackingReplacer, inlined_program
 from transforms.graph._pipeline import GraphProgram
@@ -67,6 +68,9 @@ def class_program(transform, module: cst.Module) -> _ClassProgram | None:
         return None
     if len(found) > 1:
         raise Refusal(found[1], "several classes create placeholders")
+    passed = session_passed(resolver, found[0])
+    if passed is not None:
+        return _MethodsWrittenOut(transform, module, passed, found[0])
     inlining = methods_inlined(resolver, found[0])
     if inlining is not None:
         return _MethodsWrittenOut(transform, module, inlining, found[0])
@@ -122,7 +126,8 @@ class _ClassProgram:
 
 class _MethodsWrittenOut(_ClassProgram):
     """The program with the class's graph methods written out in `__init__`
-    (transforms/graph/structure/class_methods.py), then converted as a class program."""
+    (transforms/graph/structure/class_methods.py), or its kept session passed to its methods
+    (transforms/graph/structure/class_sessions.py), then converted as a class program."""
 
     def __init__(self, transform, module: cst.Module, inlining, class_node: cst.ClassDef) -> None:
         replacer = _TrackingReplacer(inlining.replacements)

@@ -9,13 +9,16 @@ layers' outputs) goes to `__call__` whole: TF1 ran it once per call while it bui
 binds a value a variable needs, is refused."""
 from __future__ import annotations
 
+import builtins
+
 import libcst as cst
 
 from transforms.common.graph_symbols import Category
 from transforms.graph.analysis.model import Scopes
 from transforms.graph.bridge.bindings import bound_names
+from transforms.graph.bridge.region import program_imports
 from transforms.graph.writing.state import convert_get_variable, convert_variable
-from transforms.common.syntax import Refusal, code, load_names, replace_nodes, walk
+from transforms.common.syntax import Refusal, code, leftmost_name, load_names, replace_nodes, walk
 
 # tf.Module attributes that an instance attribute must not replace.
 _MODULE_ATTRIBUTES = {"name", "name_scope", "variables", "trainable_variables", "non_trainable_variables",
@@ -23,6 +26,8 @@ _MODULE_ATTRIBUTES = {"name", "name_scope", "variables", "trainable_variables", 
 # Control flow that may go to __call__ whole, and what it must not call there (state built on every trace).
 _COMPUTING_BLOCKS = (cst.If, cst.For, cst.While)
 _STATE_CATEGORIES = frozenset({Category.VARIABLE, Category.SCOPE, Category.LAYER, Category.RNN_CELL})
+# What a function that becomes a module may call.
+_MODULE_CALLS = frozenset({None, Category.OP, Category.PYTHON, Category.INITIALIZER, Category.VARIABLE, Category.SCOPE})
 
 
 def _attribute(name: str) -> str:
@@ -31,10 +36,13 @@ def _attribute(name: str) -> str:
 
 def split_body(helper, analyzer, initializer_code) -> None:
     """Variable statements (and what they need) go to __init__, in their scopes; the rest to __call__."""
+    _check_calls(helper, analyzer)
     entries = list(_flatten(helper, helper.function.body.body, [], analyzer))
     variables = {index: small for index, (statement, _) in enumerate(entries)
                  if (small := _variable_assignment(statement, analyzer)) is not None}
     needed = {name.value for small in variables.values() for name in load_names(small.value)}
+    needed |= {name.value for index in variables for scope in entries[index][1]
+               for name in load_names(cst.parse_expression(scope))}  # `with tf.name_scope(layer_name):`
     setup = {index for index, (statement, _) in enumerate(entries)
              if index not in variables and _targets(statement) & needed}
     for index in setup:
@@ -43,11 +51,13 @@ def split_body(helper, analyzer, initializer_code) -> None:
                                              "under control flow; it is not turned into a module")
     initializers = {target for index in setup for target in _targets(entries[index][0])
                     if initializer_code(entries[index][0].body[0].value) is not None}
+    computed = {name for index, (statement, _) in enumerate(entries) if index not in variables
+                and index not in setup for name in _targets(statement)}  # what __call__ computes
     state: dict[str, str] = {}
     for index, (statement, scopes) in enumerate(entries):
         reads = {name.value for name in load_names(statement)}
         if index in variables or index in setup:
-            if reads & (set(helper.tensor_params) | set(state)):
+            if (reads - _targets(statement)) & (set(helper.tensor_params) | set(state) | computed):
                 raise Refusal(statement, f"a variable of '{helper.function.name.value}' depends on its tensors")
         if index in variables:
             small = variables[index]
@@ -64,6 +74,49 @@ def split_body(helper, analyzer, initializer_code) -> None:
                 raise Refusal(statement, f"'{helper.function.name.value}' computes with a value it set up for "
                                          "its variables")
             helper.call_lines += _computation(helper, statement, state)
+
+
+def _check_calls(helper, analyzer) -> None:
+    """Only variables, their scopes and initializers, ops and plain Python: anything else a module would
+    build differently (a summary op in `__call__` is not merged by tf.summary.merge_all's conversion),
+    and code of the program that may create variables would create them at every call."""
+    label = f"'{helper.function.name.value}'"
+    module = analyzer.resolver.module
+    program, builders = program_imports(module), _state_builders(module, analyzer)
+    known = {*_names_bound_in(helper.function), *dir(builtins)}
+    for node in walk(helper.function.body):
+        if not isinstance(node, cst.Call):
+            continue
+        name, category, _ = analyzer.category(node.func)
+        if category not in _MODULE_CALLS:
+            raise Refusal(node, f"{label} calls {name} ({category.value}); it is not turned into a module")
+        if category is not None:
+            continue
+        root = getattr(leftmost_name(node.func), "value", None)
+        if root in program or root in builders or (isinstance(node.func, cst.Name) and root not in known
+                                                   and root not in _plain_functions(module)):
+            raise Refusal(node, f"{label} calls {code(node.func)}, which may create variables at every call; it "
+                                "is not turned into a module")
+
+
+def _names_bound_in(function: cst.FunctionDef) -> set[str]:
+    """Its parameters and the names its body binds."""
+    return {p.name.value for p in function.params.params} | bound_names(function.body.body)
+
+
+def _plain_functions(module: cst.Module) -> set[str]:
+    return {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
+
+
+def _state_builders(module: cst.Module, analyzer) -> set[str]:
+    """The module's functions and classes that create variables, layers or cells when called."""
+    found = {s.name.value for s in module.body if isinstance(s, cst.ClassDef)}
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef) and any(
+                isinstance(node, cst.Call) and analyzer.category(node.func)[1] in _STATE_CATEGORIES
+                for node in walk(statement.body)):
+            found.add(statement.name.value)
+    return found
 
 
 def _variable_assignment(statement: cst.BaseStatement, analyzer) -> cst.Assign | None:
