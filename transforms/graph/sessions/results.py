@@ -32,10 +32,13 @@ def in_place_conversion(fetch, node: cst.CSTNode) -> str | None:
         return "{}.numpy()"
     if fetch.shape == "tensors":
         return "[value.numpy() for value in {}]"
-    if any(child.shape not in VALUES for child in fetch.children):
-        raise Refusal(node, "a fetched structure with operations or nesting, used inside an expression")
+    if any(child.shape not in (*VALUES, "op") for child in fetch.children):
+        raise Refusal(node, "a fetched structure with nesting, used inside an expression")
+    # An operation's place holds None, in the step function's value as in what sess.run returned.
+    value = "value.numpy()" if all(child.shape in VALUES for child in fetch.children) else \
+        "None if value is None else value.numpy()"
     if fetch.shape == "dict":
-        return "{{key: value.numpy() for key, value in {}.items()}}"
+        return f"{{{{key: {value} for key, value in {{}}.items()}}}}"
     if fetch.shape == "tuple":
-        return "tuple(value.numpy() for value in {})"
-    return "[value.numpy() for value in {}]"
+        return f"tuple({value} for value in {{}})"
+    return f"[{value} for value in {{}}]"

@@ -12,7 +12,7 @@ import libcst as cst
 from transforms.common.graph_symbols import Category
 from transforms.graph.analysis.exprs import ExprAnalyzer
 from transforms.graph.analysis.model import Kind
-from transforms.common.syntax import Refusal, bind_arguments, code
+from transforms.common.syntax import Refusal, bind_arguments, code, is_literal
 
 _TENSOR_READS = (Kind.TENSOR, Kind.PLACEHOLDER, Kind.VARIABLE, Kind.VARIABLE_DICT)
 
@@ -174,4 +174,30 @@ def _read_feeds(analyzer: ExprAnalyzer, site: RunSite, position: int, feed_dicts
         if facts.reads or facts.builds_ops or facts.run_calls:
             raise Refusal(element.value, "a fed value computed from graph values or session runs")
         site.feeds[key.value] = (position, index)
-        site.feed_values[key.value] = element.value
+        site.feed_values[key.value] = _default_never_overridden(analyzer.resolver, element.value) or element.value
+
+
+def _default_never_overridden(resolver, value: cst.BaseExpression) -> cst.BaseExpression | None:
+    """For a fed parameter of a module-level function with a literal default that no call of it passes
+    (`def predict(self, x, training=False)` once its class is a module of functions): that default,
+    the one value ever fed."""
+    if not isinstance(value, cst.Name):
+        return None
+    assignments = resolver.assignments_of(value)
+    parameter = assignments[0].node if len(assignments) == 1 else None
+    if not (isinstance(parameter, cst.Param) and parameter.default is not None and is_literal(parameter.default)):
+        return None
+    function = resolver.parent(resolver.parent(parameter))
+    if not isinstance(function, cst.FunctionDef) or parameter not in function.params.params:
+        return None
+    position = function.params.params.index(parameter)
+    definitions = resolver.scope(function).assignments[function.name.value] if resolver.scope(function) else ()
+    for definition in definitions:
+        for access in definition.references:
+            call = resolver.parent(access.node)
+            if not (isinstance(call, cst.Call) and call.func is access.node):
+                return None
+            if any(arg.star or (arg.keyword and arg.keyword.value == value.value)
+                   or (arg.keyword is None and index >= position) for index, arg in enumerate(call.args)):
+                return None
+    return parameter.default
