@@ -68,7 +68,9 @@ PARTITIONED_PARAMETERS = {"tf.nn.embedding_lookup": ("params",), "tf.nn.embeddin
                           "tf.nn.nce_loss": ("weights", "biases"), "tf.nn.sampled_softmax_loss": ("weights", "biases")}
 # What a name bound only to one of these holds is a single tensor (a variable without a partitioner).
 _SINGLE_TENSORS = frozenset({"tf.Variable", "tf.get_variable", "tf.constant", "tf.convert_to_tensor",
-                             "tf.random_uniform", "tf.random_normal", "tf.truncated_normal", "tf.zeros", "tf.ones"})
+                             "tf.random_uniform", "tf.random_normal", "tf.truncated_normal", "tf.zeros", "tf.ones",
+                             "tf.identity", "tf.reshape", "tf.transpose", "tf.matmul", "tf.concat", "tf.stack",
+                             "tf.nn.l2_normalize", "tf.nn.embedding_lookup"})
 
 
 def unpartitioned(transform, call: cst.Call, spec: FunctionSpec, module_bindings) -> frozenset[str]:
@@ -87,13 +89,18 @@ def unpartitioned(transform, call: cst.Call, spec: FunctionSpec, module_bindings
     return frozenset()
 
 
-def _single_tensor(transform, value: cst.BaseExpression, bindings) -> bool:
+def _single_tensor(transform, value: cst.BaseExpression, bindings, seen: frozenset[str] = frozenset()) -> bool:
     if isinstance(value, cst.Call):
         return direct_tf_name(transform, value.func) in _SINGLE_TENSORS
+    if isinstance(value, cst.UnaryOperation):
+        return _single_tensor(transform, value.expression, bindings, seen)
+    if isinstance(value, cst.BinaryOperation):  # `embeddings / norm`: an operand is a tensor, so is the result
+        return _single_tensor(transform, value.left, bindings, seen) \
+            or _single_tensor(transform, value.right, bindings, seen)
     key = _binding_key(value)
-    found = bindings.get(key) if key else None
-    return bool(found) and all(isinstance(bound, cst.Call) and _single_tensor(transform, bound, bindings)
-                               for bound in found)
+    found = bindings.get(key) if key and key not in seen else None
+    return bool(found) and all(isinstance(bound, (cst.Call, cst.BinaryOperation, cst.UnaryOperation))
+                               and _single_tensor(transform, bound, bindings, seen | {key}) for bound in found)
 
 
 def _binding_key(target: cst.BaseExpression) -> str | None:
