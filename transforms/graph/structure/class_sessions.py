@@ -15,9 +15,9 @@ is first rewritten so that its methods are given the session instead: `__init__`
 and the line keeping it, each method running it takes it as a parameter (`def predict(self, sess,
 x_test)`, `sess.run(...)`), and each call passes the session its instance was made with
 (`Model("m1")`, `m1.predict(sess, images)`). That is the shape transforms/graph/structure/classes.py
-converts. Only a session that a module-level name holds (`sess = tf.Session()`, `with tf.Session() as
-sess:`) and that `__init__` does nothing else with is rewritten; a kept session used other than as
-`self.sess.run(...)` leaves the class as it was, for the class checks to refuse.
+converts. Only a session passed by a name bound to nothing else (`sess = tf.Session()`, `with
+tf.Session() as sess:`), that `__init__` does nothing else with, is rewritten; a kept session used other
+than as `self.sess.run(...)` leaves the class as it was, for the class checks to refuse.
 """
 from __future__ import annotations
 
@@ -50,12 +50,20 @@ class _KeptSession:
 def session_passed(resolver, class_node: cst.ClassDef) -> _SessionPassed | None:
     """The replacements that give the methods of `class_node` the session its `__init__` keeps; None
     when it keeps none, or when the rewrite would not be exact."""
-    kept = _kept_session(resolver, class_node)
-    if kept is None:
-        return None
+    for kept in _kept_values(resolver, class_node):
+        passed = _passed(resolver, class_node, kept)
+        if passed is not None:
+            return passed
+    return None
+
+
+def _passed(resolver, class_node: cst.ClassDef, kept: _KeptSession) -> _SessionPassed | None:
     methods = {m.name.value: m for m in class_node.body.body if isinstance(m, cst.FunctionDef) and m is not kept.init}
-    runners = {name: uses for name, method in methods.items() if (uses := _session_uses(method, kept.attribute))}
-    if not runners or any(uses is None for uses in runners.values()):
+    uses_by_method = {name: _session_uses(method, kept.attribute) for name, method in methods.items()}
+    if any(uses is None for uses in uses_by_method.values()):
+        return None
+    runners = {name: uses for name, uses in uses_by_method.items() if uses}
+    if not runners:
         return None
     instances = _instances(resolver, class_node, kept)
     if instances is None:
@@ -71,7 +79,7 @@ def session_passed(resolver, class_node: cst.ClassDef) -> _SessionPassed | None:
             updated.params[0], cst.Param(cst.Name(kept.parameter)), *updated.params[1:]])
         for use in uses:
             passed.replacements[id(use)] = lambda _: cst.Name(kept.parameter)
-    for session, instantiation, argument, calls in instances:
+    for session, argument, calls in instances:
         passed.replacements[id(argument)] = lambda _: cst.RemovalSentinel.REMOVE
         for call in calls:
             if call.func.attr.value in runners:
@@ -80,13 +88,14 @@ def session_passed(resolver, class_node: cst.ClassDef) -> _SessionPassed | None:
     return passed
 
 
-def _kept_session(resolver, class_node: cst.ClassDef) -> _KeptSession | None:
-    """`self.<attribute> = <parameter>` at the top of `__init__`, the parameter read nowhere else."""
+def _kept_values(resolver, class_node: cst.ClassDef):
+    """Each `self.<attribute> = <parameter>` at the top of `__init__` whose parameter (without a
+    default) and attribute `__init__` reads nowhere else: where a session may be kept."""
     init = next((m for m in class_node.body.body if isinstance(m, cst.FunctionDef) and m.name.value == "__init__"),
                 None)
     if init is None or len(init.params.params) < 2 or isinstance(init.params.star_arg, cst.Param) \
             or init.params.kwonly_params:
-        return None
+        return
     self_name = init.params.params[0].name.value
     parameters = [p.name.value for p in init.params.params[1:]]
     for line in init.body.body:
@@ -102,8 +111,7 @@ def _kept_session(resolver, class_node: cst.ClassDef) -> _KeptSession | None:
             if len(reads) == 1 and not others and resolver.parent(target.value) is target:
                 kept = _KeptSession(init, line, target.attr.value, value.value, parameters.index(value.value))
                 if init.params.params[kept.position + 1].default is None:
-                    return kept
-    return None
+                    yield kept
 
 
 def _session_uses(method: cst.FunctionDef, attribute: str) -> list[cst.Attribute] | None:
@@ -123,7 +131,7 @@ def _session_uses(method: cst.FunctionDef, attribute: str) -> list[cst.Attribute
 
 
 def _instances(resolver, class_node: cst.ClassDef, kept: _KeptSession):
-    """(session name, instantiation call, the argument passing the session, the instance's method calls)
+    """(session name, the argument passing the session, the instance's method calls)
     per `name = Class(...)`; None when an instantiation passes no module-level session by name or an
     instance is used other than through its attributes."""
     found = []
@@ -141,7 +149,7 @@ def _instances(resolver, class_node: cst.ClassDef, kept: _KeptSession):
             calls = _method_calls(resolver, assign.targets[0].target)
             if calls is None:
                 return None
-            found.append((argument.value.value, call, argument, calls))
+            found.append((argument.value.value, argument, calls))
     return found or None
 
 
@@ -168,8 +176,8 @@ def _method_calls(resolver, instance: cst.Name) -> list[cst.Call] | None:
 
 
 def _is_session(resolver, name: cst.Name) -> bool:
-    """Whether every binding of `name` is a session it is given: `name = tf.Session(...)` or
-    `with tf.Session(...) as name:`, at module level."""
+    """Whether every binding of `name` is a session: `name = tf.Session(...)` or
+    `with tf.Session(...) as name:`."""
     assignments = list(resolver.scope(name).assignments[name.value])
     if not assignments:
         return False

@@ -40,7 +40,7 @@ def split_body(helper, analyzer, initializer_code) -> None:
     entries = list(_flatten(helper, helper.function.body.body, [], analyzer))
     variables = {index: small for index, (statement, _) in enumerate(entries)
                  if (small := _variable_assignment(statement, analyzer)) is not None}
-    needed = {name.value for small in variables.values() for name in load_names(small.value)}
+    needed = {name.value for small in variables.values() for name in _value_reads(small.value)}
     needed |= {name.value for index in variables for scope in entries[index][1]
                for name in load_names(cst.parse_expression(scope))}  # `with tf.name_scope(layer_name):`
     setup = {index for index, (statement, _) in enumerate(entries)
@@ -53,6 +53,9 @@ def split_body(helper, analyzer, initializer_code) -> None:
                     if initializer_code(entries[index][0].body[0].value) is not None}
     computed = {name for index, (statement, _) in enumerate(entries) if index not in variables
                 and index not in setup for name in _targets(statement)}  # what __call__ computes
+    if _reads_input_shapes(helper, entries, variables, setup, computed):
+        _created_at_first_call(helper, entries, variables, setup, analyzer, initializer_code, initializers)
+        return
     state: dict[str, str] = {}
     for index, (statement, scopes) in enumerate(entries):
         reads = {name.value for name in load_names(statement)}
@@ -74,6 +77,88 @@ def split_body(helper, analyzer, initializer_code) -> None:
                 raise Refusal(statement, f"'{helper.function.name.value}' computes with a value it set up for "
                                          "its variables")
             helper.call_lines += _computation(helper, statement, state)
+
+
+def _reads_input_shapes(helper, entries, variables: dict, setup: set[int], computed: set[str]) -> bool:
+    """Whether a variable (or a value set up for one) reads the static shape of what the function is
+    given or computes (`tf.get_variable("w", [x.get_shape()[1], 256])`): its variables can then only be
+    created at the first call. Refuses any other read of those values, or of another variable."""
+    inputs = set(helper.tensor_params) | computed
+    variable_names = {small.targets[0].target.value for small in variables.values()}
+    shapes = False
+    for index in sorted({*variables, *setup}):
+        statement = entries[index][0]
+        reads = {name.value for name in load_names(statement)} - _targets(statement)
+        if reads & variable_names or not reads & inputs:
+            if reads & (inputs | variable_names):
+                raise Refusal(statement, f"a variable of '{helper.function.name.value}' depends on its tensors")
+            continue
+        if _reads_beyond_shapes(statement, reads & inputs):
+            raise Refusal(statement, f"a variable of '{helper.function.name.value}' depends on its tensors")
+        shapes = True
+    return shapes
+
+
+def _value_reads(node: cst.CSTNode) -> list[cst.Name]:
+    """The names `node` reads, less those it reads only the static shape of (`x.get_shape()[1]`)."""
+    in_shapes = _shape_receivers(node)
+    return [name for name in load_names(node) if id(name) not in in_shapes]
+
+
+def _shape_receivers(node: cst.CSTNode) -> set[int]:
+    return {id(child.value) for child in walk(node) if isinstance(child, cst.Attribute)
+            and isinstance(child.value, cst.Name) and child.attr.value in ("shape", "get_shape")}
+
+
+def _reads_beyond_shapes(statement: cst.BaseStatement, names: set[str]) -> bool:
+    """Whether `statement` reads one of `names` other than as `<name>.shape` / `<name>.get_shape()`."""
+    return any(name.value in names for name in _value_reads(statement))
+
+
+def _created_at_first_call(helper, entries, variables: dict, setup: set[int], analyzer, initializer_code,
+                           initializers: set[str]) -> None:
+    """The whole function in `__call__`, its variables created where they were, on the first call only
+    and outside any function graph (`tf.init_scope()`, as Keras builds its layers)."""
+    helper.built_at_first_call = True
+    helper.init_entries.append(((), "self.built = False"))
+    state: dict[str, str] = {}
+    pending: list[tuple[tuple[str, ...], str]] = []
+    for index, (statement, scopes) in enumerate(entries):
+        if index in variables:
+            small = variables[index]
+            target = small.targets[0].target.value
+            converted, trainable = _variable(small.value, analyzer, initializer_code, initializers)
+            line = cst.parse_statement(f"{_attribute(target)} = {converted}\n")
+            scopes = tuple(_in_call(helper, scope) for scope in scopes)
+            pending += [(scopes, text) for text in _computation(helper, line, {})]
+            helper.variables.append((_attribute(target).removeprefix("self."), trainable))
+            state[target] = _attribute(target)
+            continue
+        helper.call_lines += _creation_block(pending)
+        pending = []
+        returns = [node for node in walk(statement) if isinstance(node, cst.Return)]
+        if returns and index != len(entries) - 1:
+            raise Refusal(returns[0], f"'{helper.function.name.value}' returns before its end; its variables "
+                                      "are not created at its first call")
+        if returns:
+            helper.call_lines.append("self.built = True")
+        extra = _initializer_replacements(statement, initializer_code) if index in setup else None
+        helper.call_lines += _computation(helper, statement, state, extra)
+    helper.call_lines += _creation_block(pending)
+    if not any(line.startswith("self.built = True") for line in helper.call_lines):
+        helper.call_lines.append("self.built = True")
+
+
+def _in_call(helper, expression: str) -> str:
+    """`expression` as `__call__` reads it: the function's Python parameters as attributes."""
+    return _computation(helper, cst.parse_statement(f"{expression}\n"), {})[0]
+
+
+def _creation_block(lines: list[tuple[tuple[str, ...], str]]) -> list[str]:
+    if not lines:
+        return []
+    body = ["        " + line for line in grouped(lines)]
+    return ["if not self.built:", "    with tf.init_scope():  # created once, outside any function graph", *body]
 
 
 def _check_calls(helper, analyzer) -> None:
@@ -192,8 +277,9 @@ def _render(statement: cst.BaseStatement, replacements: dict) -> list[str]:
     return cst.Module(body=[rendered]).code.rstrip("\n").split("\n")
 
 
-def _computation(helper, statement: cst.BaseStatement, state: dict[str, str]) -> list[str]:
-    replacements = {}
+def _computation(helper, statement: cst.BaseStatement, state: dict[str, str],
+                 replacements: dict | None = None) -> list[str]:
+    replacements = dict(replacements or {})
     for name in load_names(statement):
         if name.value in state:
             replacements[id(name)] = lambda _, text=state[name.value]: cst.parse_expression(text)

@@ -40,9 +40,12 @@ class ModuleHelper:
     reuse_param: str | None = None          # the parameter passed as variable_scope(reuse=...)
     instances: dict[tuple, str] = field(default_factory=dict)  # (arguments, call scope) -> instance
     variables: list[tuple[str, bool]] = field(default_factory=list)  # (attribute, trainable), in creation order
+    built_at_first_call: bool = False       # its variables' shapes come from what it is given
 
     def class_code(self) -> str:
-        docstring = f'    """The variables of `{self.function.name.value}`, created once, and what it computed."""\n\n'
+        created = "created at its first call from its inputs' shapes" if self.built_at_first_call \
+            else "created once"
+        docstring = f'    """The variables of `{self.function.name.value}`, {created}, and what it computed."""\n\n'
         init = f"    def __init__(self, {', '.join(self.init_signature)}):\n" if self.config_params else \
             "    def __init__(self):\n"
         body = "".join(f"        {line}\n" for line in ["super().__init__()", *grouped(self.init_entries)])
