@@ -18,10 +18,11 @@ def helper_layer_uses(scanner, item: Item, facts) -> list[LayerUse]:
     for call in facts.helper_call_nodes:
         helper = scanner.helper_defs[call.func.value]
         name = helper.name.value
-        if is_variable_helper(helper, scanner.analyzer) and name not in scanner.state.factories:
+        factories = scanner.state.factories
+        if is_variable_helper(helper, scanner.analyzer, factories) and name not in factories:
             if name not in scanner.module_helpers:
                 scanner.module_helpers[name] = plan_module(helper, call, scanner.analyzer, scanner.names,
-                                                           scanner.initializer_code)
+                                                           scanner.initializer_code, factories)
             uses.append(instantiate(scanner.module_helpers[name], call, scanner.analyzer, scanner.names,
                                     item.scopes.prefix(True)))
             scanner.module_calls.append(call)

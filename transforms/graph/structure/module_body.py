@@ -34,12 +34,12 @@ def _attribute(name: str) -> str:
     return f"self._{name}" if name in _MODULE_ATTRIBUTES else f"self.{name}"
 
 
-def split_body(helper, analyzer, initializer_code) -> None:
+def split_body(helper, analyzer, initializer_code, factories: dict[str, bool]) -> None:
     """Variable statements (and what they need) go to __init__, in their scopes; the rest to __call__."""
-    _check_calls(helper, analyzer)
     entries = list(_flatten(helper, helper.function.body.body, [], analyzer))
     variables = {index: small for index, (statement, _) in enumerate(entries)
-                 if (small := _variable_assignment(statement, analyzer)) is not None}
+                 if (small := _variable_assignment(statement, analyzer, factories)) is not None}
+    _check_calls(helper, analyzer, {id(small.value) for small in variables.values()})
     needed = {name.value for small in variables.values() for name in _value_reads(small.value)}
     needed |= {name.value for index in variables for scope in entries[index][1]
                for name in load_names(cst.parse_expression(scope))}  # `with tf.name_scope(layer_name):`
@@ -54,7 +54,8 @@ def split_body(helper, analyzer, initializer_code) -> None:
     computed = {name for index, (statement, _) in enumerate(entries) if index not in variables
                 and index not in setup for name in _targets(statement)}  # what __call__ computes
     if _reads_input_shapes(helper, entries, variables, setup, computed):
-        _created_at_first_call(helper, entries, variables, setup, analyzer, initializer_code, initializers)
+        _created_at_first_call(helper, entries, variables, setup, analyzer, initializer_code, initializers,
+                               factories)
         return
     state: dict[str, str] = {}
     for index, (statement, scopes) in enumerate(entries):
@@ -65,7 +66,7 @@ def split_body(helper, analyzer, initializer_code) -> None:
         if index in variables:
             small = variables[index]
             target = small.targets[0].target.value
-            converted, trainable = _variable(small.value, analyzer, initializer_code, initializers)
+            converted, trainable = _variable(small.value, analyzer, initializer_code, initializers, factories)
             helper.init_entries.append((tuple(scopes), f"{_attribute(target)} = {converted}"))
             helper.variables.append((_attribute(target).removeprefix("self."), trainable))
             state[target] = _attribute(target)
@@ -116,7 +117,7 @@ def _reads_beyond_shapes(statement: cst.BaseStatement, names: set[str]) -> bool:
 
 
 def _created_at_first_call(helper, entries, variables: dict, setup: set[int], analyzer, initializer_code,
-                           initializers: set[str]) -> None:
+                           initializers: set[str], factories: dict[str, bool]) -> None:
     """The whole function in `__call__`, its variables created where they were, on the first call only
     and outside any function graph (`tf.init_scope()`, as Keras builds its layers)."""
     helper.built_at_first_call = True
@@ -127,7 +128,7 @@ def _created_at_first_call(helper, entries, variables: dict, setup: set[int], an
         if index in variables:
             small = variables[index]
             target = small.targets[0].target.value
-            converted, trainable = _variable(small.value, analyzer, initializer_code, initializers)
+            converted, trainable = _variable(small.value, analyzer, initializer_code, initializers, factories)
             line = cst.parse_statement(f"{_attribute(target)} = {converted}\n")
             scopes = tuple(_in_call(helper, scope) for scope in scopes)
             pending += [(scopes, text) for text in _computation(helper, line, {})]
@@ -161,7 +162,7 @@ def _creation_block(lines: list[tuple[tuple[str, ...], str]]) -> list[str]:
     return ["if not self.built:", "    with tf.init_scope():  # created once, outside any function graph", *body]
 
 
-def _check_calls(helper, analyzer) -> None:
+def _check_calls(helper, analyzer, variable_calls: set[int]) -> None:
     """Only variables, their scopes and initializers, ops and plain Python: anything else a module would
     build differently (a summary op in `__call__` is not merged by tf.summary.merge_all's conversion),
     and code of the program that may create variables would create them at every call."""
@@ -170,7 +171,7 @@ def _check_calls(helper, analyzer) -> None:
     program, builders = program_imports(module), _state_builders(module, analyzer)
     known = {*_names_bound_in(helper.function), *dir(builtins)}
     for node in walk(helper.function.body):
-        if not isinstance(node, cst.Call):
+        if not isinstance(node, cst.Call) or id(node) in variable_calls:
             continue
         name, category, _ = analyzer.category(node.func)
         if category not in _MODULE_CALLS:
@@ -204,14 +205,20 @@ def _state_builders(module: cst.Module, analyzer) -> set[str]:
     return found
 
 
-def _variable_assignment(statement: cst.BaseStatement, analyzer) -> cst.Assign | None:
+def _variable_assignment(statement: cst.BaseStatement, analyzer, factories: dict[str, bool]) -> cst.Assign | None:
+    """`name = tf.Variable(...)` / `tf.get_variable(...)` / `<factory>(...)`."""
     if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1):
         return None
     small = statement.body[0]
     if (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
-            and isinstance(small.value, cst.Call) and analyzer.category(small.value.func)[1] is Category.VARIABLE):
+            and isinstance(small.value, cst.Call) and (analyzer.category(small.value.func)[1] is Category.VARIABLE
+                                                       or _factory(small.value, factories) is not None)):
         return small
     return None
+
+
+def _factory(call: cst.Call, factories: dict[str, bool]) -> str | None:
+    return call.func.value if isinstance(call.func, cst.Name) and call.func.value in factories else None
 
 
 def _targets(statement: cst.BaseStatement) -> set[str]:
@@ -253,7 +260,11 @@ def _only_a_name(call: cst.Call, reuse_param: str | None) -> bool:
     return bool(call.args) and not call.args[0].keyword and not rest
 
 
-def _variable(call: cst.Call, analyzer, initializer_code, initializer_locals: set[str]) -> tuple[str, bool]:
+def _variable(call: cst.Call, analyzer, initializer_code, initializer_locals: set[str],
+              factories: dict[str, bool]) -> tuple[str, bool]:
+    factory = _factory(call, factories)
+    if factory is not None:
+        return code(call), factories[factory]  # the factory creates it, now eagerly
     if analyzer.category(call.func)[0] == "tf.Variable":
         return convert_variable(call, Scopes())
     initializer = next((a.value for i, a in enumerate(call.args)

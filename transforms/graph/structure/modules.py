@@ -54,12 +54,16 @@ class ModuleHelper:
         return f"class {self.class_name}(tf.Module):\n{docstring}{init}{body}{call}"
 
 
-def is_variable_helper(function: cst.FunctionDef, analyzer) -> bool:
-    categories = {analyzer.category(n.func)[1] for n in walk(function.body) if isinstance(n, cst.Call)}
-    return Category.VARIABLE in categories
+def is_variable_helper(function: cst.FunctionDef, analyzer, factories=()) -> bool:
+    """Whether `function` creates variables: itself, or through a variable factory (`weight_variable(shape)`)."""
+    calls = [n for n in walk(function.body) if isinstance(n, cst.Call)]
+    return any(analyzer.category(n.func)[1] is Category.VARIABLE
+               or (isinstance(n.func, cst.Name) and n.func.value in factories) for n in calls)
 
 
-def plan_module(function: cst.FunctionDef, call: cst.Call, analyzer, names, initializer_code) -> ModuleHelper:
+def plan_module(function: cst.FunctionDef, call: cst.Call, analyzer, names, initializer_code,
+                factories: dict[str, bool]) -> ModuleHelper:
+    """`factories`: the program's variable factories, by name, with whether their variable trains."""
     params = _parameters(function)
     bound = _bind(function, call, params)
     reuse = reuse_parameter(function, analyzer, Category.VARIABLE)
@@ -71,7 +75,7 @@ def plan_module(function: cst.FunctionDef, call: cst.Call, analyzer, names, init
     config = [p for p in params if p not in tensor]
     helper = ModuleHelper(function, names.fresh(_camel(function.name.value)), tensor, config,
                           [f"{p}={defaults[p]}" if p in defaults else p for p in config], reuse_param=reuse)
-    split_body(helper, analyzer, initializer_code)
+    split_body(helper, analyzer, initializer_code, factories)
     return helper
 
 
