@@ -269,23 +269,3 @@ def test_both_spellings_of_a_renamed_symbol_are_the_same_graph_symbol(tables):
     differing = [(old, new) for old, new in symbols.renames.items() if category(old) != category(new)]
     assert differing == []
     assert category("tf.queue.FIFOQueue") == category("tf.FIFOQueue") == (Category.UNSUPPORTED, "queues")
-
-
-@pytest.mark.slow
-def test_regenerating_the_private_paths_table_reproduces_it(tmp_path):
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "generate_private_paths.py"),
-                    "--output-dir", str(tmp_path)], check=True, capture_output=True, timeout=600)
-    assert (tmp_path / "private_paths.json").read_bytes() == \
-        (ROOT / "transforms" / "data" / "private_paths.json").read_bytes()
-
-
-def test_private_paths_name_the_public_objects_they_reach():
-    """`ops.reset_default_graph()` after `from tensorflow.python.framework import ops` is
-    tf.reset_default_graph; a private module's own variant of a function has no public name."""
-    from transforms.common.qualnames import canonical_tf_name
-    from transforms.common.tables import private_paths
-
-    assert canonical_tf_name("tensorflow.python.framework.ops.reset_default_graph") == "tf.reset_default_graph"
-    assert canonical_tf_name("tensorflow.python.ops.array_ops.reshape") == "tf.reshape"
-    assert private_paths()["tf.python.platform.gfile.GFile"] == "tf.gfile.GFile"
-    assert canonical_tf_name("tensorflow.python.ops.control_flow_ops.cond") == "tf.python.ops.control_flow_ops.cond"

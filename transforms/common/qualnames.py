@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from transforms.common.tables import private_paths, slim_table
+from transforms.common.tables import slim_table
 
 _ROOTS: tuple[tuple[str, str], ...] = (
     ("tensorflow.compat.v1", "tf"),
@@ -35,10 +35,7 @@ def canonical_tf_name(qualified_name: str) -> str | None:
 
 def unaliased(canonical: str) -> str:
     """`tf.contrib.slim.conv2d` is the function `tf.contrib.layers.conv2d` (slim re-exports
-    contrib.layers), and `tf.python.framework.ops.reset_default_graph` is `tf.reset_default_graph`
-    (reached through a private module): one canonical name, so the tables need one entry per symbol."""
-    if canonical.startswith("tf.python."):
-        return private_paths().get(canonical, canonical)
+    contrib.layers): one canonical name, so the tables need one entry per layer."""
     if not canonical.startswith("tf.contrib.slim."):
         return canonical
     return slim_table().get("layer_aliases", {}).get(canonical, canonical)

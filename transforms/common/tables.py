@@ -145,12 +145,6 @@ def slim_table() -> dict:
 
 
 @lru_cache(maxsize=1)
-def private_paths() -> dict[str, str]:
-    """Private module path -> the public v1 name of the same object (private_paths.json)."""
-    return _load("private_paths.json")["aliases"]
-
-
-@lru_cache(maxsize=1)
 def keyword_table() -> KeywordTable:
     data = _load("keywords.json")
     functions = {name: FunctionSpec.from_json(name, spec)
