@@ -188,7 +188,8 @@ def _default_never_overridden(resolver, value: cst.BaseExpression) -> cst.BaseEx
     if not (isinstance(parameter, cst.Param) and parameter.default is not None and is_literal(parameter.default)):
         return None
     function = resolver.parent(resolver.parent(parameter))
-    if not isinstance(function, cst.FunctionDef) or parameter not in function.params.params:
+    if not isinstance(function, cst.FunctionDef) or parameter not in function.params.params \
+            or not isinstance(resolver.parent(function), cst.Module):  # a method's calls are not names
         return None
     position = function.params.params.index(parameter)
     definitions = resolver.scope(function).assignments[function.name.value] if resolver.scope(function) else ()

@@ -180,7 +180,7 @@ def _check_calls(helper, analyzer, variable_calls: set[int]) -> None:
             continue
         root = getattr(leftmost_name(node.func), "value", None)
         if root in program or root in builders or (isinstance(node.func, cst.Name) and root not in known
-                                                   and root not in _plain_functions(module)):
+                                                   and root not in _module_functions_and_imports(module)):
             raise Refusal(node, f"{label} calls {code(node.func)}, which may create variables at every call; it "
                                 "is not turned into a module")
 
@@ -190,8 +190,11 @@ def _names_bound_in(function: cst.FunctionDef) -> set[str]:
     return {p.name.value for p in function.params.params} | bound_names(function.body.body)
 
 
-def _plain_functions(module: cst.Module) -> set[str]:
-    return {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)}
+def _module_functions_and_imports(module: cst.Module) -> set[str]:
+    """The names the module binds by `def` or by an import (`from math import sqrt`)."""
+    imports = [s for s in module.body if isinstance(s, cst.SimpleStatementLine)
+               and any(isinstance(small, (cst.Import, cst.ImportFrom)) for small in s.body)]
+    return {s.name.value for s in module.body if isinstance(s, cst.FunctionDef)} | bound_names(imports)
 
 
 def _state_builders(module: cst.Module, analyzer) -> set[str]:
