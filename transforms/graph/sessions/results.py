@@ -38,7 +38,7 @@ def in_place_conversion(fetch, node: cst.CSTNode) -> str | None:
     value = "value.numpy()" if all(child.shape in VALUES for child in fetch.children) else \
         "None if value is None else value.numpy()"
     if fetch.shape == "dict":
-        return f"{{{{key: {value} for key, value in {{}}.items()}}}}"
+        return "{{key: %s for key, value in {}.items()}}" % value
     if fetch.shape == "tuple":
-        return f"tuple({value} for value in {{}})"
-    return f"[{value} for value in {{}}]"
+        return "tuple(%s for value in {})" % value
+    return "[%s for value in {}]" % value

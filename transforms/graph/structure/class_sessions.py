@@ -26,9 +26,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from transforms.common.syntax import NodeOrigins, load_names, walk
-
-SESSION_CALLS = ("tf.Session", "tf.InteractiveSession")
-
+from transforms.graph.bridge.region import is_session_call
 
 @dataclass
 class _SessionPassed:
@@ -191,7 +189,7 @@ def _is_session(resolver, name: cst.Name) -> bool:
         elif isinstance(parent, cst.AsName):
             item = resolver.parent(parent)
             value = item.item if isinstance(item, cst.WithItem) else None
-        if not (isinstance(value, cst.Call) and resolver.tf_name(value.func) in SESSION_CALLS):
+        if not is_session_call(resolver.transform, value):
             return False
     return True
 

@@ -94,7 +94,7 @@ def _reads_input_shapes(helper, entries, variables: dict, setup: set[int], compu
             if reads & (inputs | variable_names):
                 raise Refusal(statement, f"a variable of '{helper.function.name.value}' depends on its tensors")
             continue
-        if _reads_beyond_shapes(statement, reads & inputs):
+        if {name.value for name in _value_reads(statement)} & inputs:  # read beyond its static shape
             raise Refusal(statement, f"a variable of '{helper.function.name.value}' depends on its tensors")
         shapes = True
     return shapes
@@ -111,11 +111,6 @@ def _shape_receivers(node: cst.CSTNode) -> set[int]:
             and isinstance(child.value, cst.Name) and child.attr.value in ("shape", "get_shape")}
 
 
-def _reads_beyond_shapes(statement: cst.BaseStatement, names: set[str]) -> bool:
-    """Whether `statement` reads one of `names` other than as `<name>.shape` / `<name>.get_shape()`."""
-    return any(name.value in names for name in _value_reads(statement))
-
-
 def _created_at_first_call(helper, entries, variables: dict, setup: set[int], analyzer, initializer_code,
                            initializers: set[str], factories: dict[str, bool]) -> None:
     """The whole function in `__call__`, its variables created where they were, on the first call only
@@ -124,6 +119,7 @@ def _created_at_first_call(helper, entries, variables: dict, setup: set[int], an
     helper.init_entries.append(((), "self.built = False"))
     state: dict[str, str] = {}
     pending: list[tuple[tuple[str, ...], str]] = []
+    returns: list[cst.Return] = []
     for index, (statement, scopes) in enumerate(entries):
         if index in variables:
             small = variables[index]
@@ -146,7 +142,7 @@ def _created_at_first_call(helper, entries, variables: dict, setup: set[int], an
         extra = _initializer_replacements(statement, initializer_code) if index in setup else None
         helper.call_lines += _computation(helper, statement, state, extra)
     helper.call_lines += _creation_block(pending)
-    if not any(line.startswith("self.built = True") for line in helper.call_lines):
+    if not returns:  # the last statement did not return: the first call ends here
         helper.call_lines.append("self.built = True")
 
 
