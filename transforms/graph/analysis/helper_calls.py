@@ -24,10 +24,13 @@ def helper_layer_uses(scanner, item: Item, facts) -> list[LayerUse]:
                 scanner.module_helpers[name] = plan_module(helper, call, scanner.analyzer, scanner.names,
                                                            scanner.initializer_code, factories)
             uses.append(instantiate(scanner.module_helpers[name], call, scanner.analyzer, scanner.names,
-                                    item.scopes.prefix(True)))
+                                    item.scopes.prefix(True), item.scopes.reuse, factories))
             scanner.module_calls.append(call)
             facts.helper_calls.discard(name)  # no longer a helper that must only compute
         elif is_layer_helper(helper, scanner.analyzer) or is_rnn_helper(helper, scanner.analyzer):
+            if item.scopes.reuse:
+                raise Refusal(call, f"'{name}' builds layers after `reuse_variables()`; reusing layers this way "
+                                    "is not modelled")
             runs_rnns = is_rnn_helper(helper, scanner.analyzer)
             if runs_rnns and name in scanner.converted_helpers:
                 raise Refusal(call, f"'{name}' runs RNNs and is called more than once (each call built new ones)")

@@ -57,6 +57,7 @@ class Scopes:
     name: tuple[str, ...] = ()
     initializer: cst.BaseExpression | None = None
     update_ops: bool = False  # inside `with tf.control_dependencies(<UPDATE_OPS collection>)`
+    reuse: bool = False  # after `scope.reuse_variables()`: tf.get_variable hands back existing variables
 
     def prefix(self, for_variable_scope: bool) -> str:
         parts = self.variable if for_variable_scope else self.name

@@ -42,7 +42,7 @@ from transforms.graph.analysis.model import Kind
 from transforms.graph.layers.keras_layers import LayerUse
 from transforms.graph.layers.layer_variables import LayerVariables, layer_variables, scopes_in_function
 
-_TF1_NAME = re.compile(r'name="([^"]+)"')
+_TF1_NAME = re.compile(r'name=(["\'])([^"\']+)\1')
 
 
 Selects = Callable[[str], bool]  # on a variable's TF1 name, without the ":0"
@@ -88,7 +88,9 @@ def defer_layer_variable_lists(block, scanner) -> dict:
     if not any(isinstance(train_op.var_list, cst.Name) for train_op in block.train_ops.values()):
         return {}
     layers = _layer_variables(block, scanner)
-    if not any(layers.values()):
+    built_at_first_call = {instance for helper in scanner.module_helpers.values() if helper.built_at_first_call
+                           for instance in helper.instances.values()}
+    if not any(layers.values()) and not built_at_first_call:
         return {}
     module = scanner.resolver.module
     bindings = Counter(_bound_names(module))
@@ -102,12 +104,14 @@ def defer_layer_variable_lists(block, scanner) -> dict:
             continue
         item, value, call, selects = bound
         listed = cst.parse_expression(lister(call, selects))
-        if not any(_is_layer_weight(element.value, layers) for element in listed.elements):
+        if not any(_is_layer_weight(element.value, layers, built_at_first_call) for element in listed.elements):
             continue
         train_op.var_list = listed
         removed[id(item.node)] = item.node
         analyzer.filtered_lists.pop(id(value), None)
         analyzer.variable_lists.pop(id(value), None)
+        if any(node is call for node in walk(value)):  # `[v for v in tf.trainable_variables() if ...]`
+            analyzer.variable_lists.pop(id(call), None)
     for name, call in list(analyzer.variable_list_calls.items()):
         read_in_removed = sum(1 for node in removed.values() for n in load_names(node) if n.value == name)
         item = _binding_item(block, name, bindings)
@@ -117,9 +121,11 @@ def defer_layer_variable_lists(block, scanner) -> dict:
     return {key: (lambda _: cst.RemovalSentinel.REMOVE) for key in removed}
 
 
-def _is_layer_weight(node: cst.BaseExpression, layers: dict) -> bool:
-    """`<layer>.<weight>` of a layer converted from a `tf.layers` call."""
-    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and layers.get(node.value.value) is not None
+def _is_layer_weight(node: cst.BaseExpression, layers: dict, built_at_first_call: set[str]) -> bool:
+    """`<layer>.<weight>` of a layer converted from a `tf.layers` call, or of a module that makes its
+    variables at its first call."""
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and (
+        layers.get(node.value.value) is not None or node.value.value in built_at_first_call)
 
 
 def _bound_list(block, analyzer, var_list: cst.BaseExpression | None, bindings: Counter):
@@ -203,7 +209,7 @@ def _lister(block, scanner, calls: list[cst.Call], in_graph_code: bool,
                                 "code, outside session runs, and as what a comprehension in graph code iterates")
         collection = scanner.analyzer.category(call.func)[0] == "tf.get_collection"
         pieces = _created_before(block, item.index, instances, call, _both(_scope(call, collection), selects),
-                                 layers or {})
+                                 layers or {}, deferred=layers is not None)
         return "[" + ", ".join(pieces) + "]"
 
     return listed
@@ -344,19 +350,20 @@ def _shared_names(block) -> set[str]:
 
 def _instance_variables(helper, call_scope) -> list[tuple[str, str | None]]:
     """(attribute, TF1 name) of a tf.Module instance's trainable variables, in creation order."""
-    prefix = "".join(part + "/" for part in call_scope) if isinstance(call_scope, tuple) else ""
+    prefix = call_scope  # the variable-scope path of the call that made the instance, "D/"
     names = {}
-    for scopes, line in helper.init_entries:
+    for scopes, line in helper.init_entries + helper.first_call_entries:
         attribute = re.match(r"self\.(\w+) = ", line)
         found = _TF1_NAME.search(line)
         labels = [string_value(cst.parse_expression(scope)) for scope in scopes]  # name_scope("...") arguments
         if attribute and found and None not in labels:
-            names[attribute.group(1)] = prefix + "".join(label + "/" for label in labels) + found.group(1)
+            names[attribute.group(1)] = prefix + "".join(label + "/" for label in labels) + found.group(2)
     return [(attribute, names.get(attribute)) for attribute, trainable in helper.variables if trainable]
 
 
 def _created_before(block, index: int, instances: dict, call: cst.Call, selects: Selects | None,
-                    layers: dict[str, LayerVariables | None]) -> list[str]:
+                    layers: dict[str, LayerVariables | None], deferred: bool) -> list[str]:
+    """`deferred`: the list is read in a train step, after the forward pass made what is made at first call."""
     pieces: list[str] = []
     seen: set[str] = set()
     shared = _shared_names(block) if selects is not None else set()
@@ -367,6 +374,9 @@ def _created_before(block, index: int, instances: dict, call: cst.Call, selects:
                 continue
             seen.add(name)
             if name in instances:
+                if instances[name][0].built_at_first_call and not deferred:
+                    raise Refusal(call, f"tf.trainable_variables() before the first call of '{name}', which creates "
+                                        "its variables then")
                 pieces += [f"{name}.{attribute}" for attribute, tf1_name in _instance_variables(*instances[name])
                            if _selected(tf1_name, selects, call, shared)]
             elif name in block.layer_objects:
@@ -376,7 +386,8 @@ def _created_before(block, index: int, instances: dict, call: cst.Call, selects:
                 pieces += layers[name].attributes(selects, call)
             elif name in block.variable_dicts:
                 if selects is not None:
-                    raise Refusal(call, "tf.trainable_variables() filtered by scope or name after a dict of variables is not modelled")
+                    raise Refusal(call, "tf.trainable_variables() filtered by scope or name after a dict of "
+                                        "variables is not modelled")
                 pieces.append(f"*{name}.values()")
             elif block.trainable_state.get(name) and _selected(_variable_name(item), selects, call, shared):
                 pieces.append(name)
@@ -386,4 +397,4 @@ def _created_before(block, index: int, instances: dict, call: cst.Call, selects:
 def _variable_name(item) -> str | None:
     """The TF1 name of a converted variable: its `tf.Variable(..., name=...)`."""
     found = _TF1_NAME.search(code(item.emit[0])) if item.emit else None
-    return found.group(1) if found else None
+    return found.group(2) if found else None

@@ -127,7 +127,9 @@ def _created_at_first_call(helper, entries, variables: dict, setup: set[int], an
             converted, trainable = _variable(small.value, analyzer, initializer_code, initializers, factories)
             line = cst.parse_statement(f"{_attribute(target)} = {converted}\n")
             scopes = tuple(_in_call(helper, scope) for scope in scopes)
-            pending += [(scopes, text) for text in _computation(helper, line, {})]
+            created = [(scopes, text) for text in _computation(helper, line, {})]
+            pending += created
+            helper.first_call_entries += created
             helper.variables.append((_attribute(target).removeprefix("self."), trainable))
             state[target] = _attribute(target)
             continue

@@ -14,7 +14,9 @@ Variable-scope reuse: when the variables sit in `with tf.variable_scope(<name>, 
 a call with that parameter True (or tf.AUTO_REUSE, once an instance exists) gets the instance an
 earlier call created with the same other arguments in the same scope, as TF1's `get_variable` handed
 back the same variables: one object, called twice. Refused where TF1 raised: reuse=True before the
-variables exist, reuse=False when they do; and a reuse value that is not a literal at the call."""
+variables exist, reuse=False when they do; and a reuse value that is not a literal at the call. A call
+after `scope.reuse_variables()` (transforms/graph/analysis/flatten.py) reuses the same way, for
+functions whose variables all come from tf.get_variable."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -41,6 +43,7 @@ class ModuleHelper:
     instances: dict[tuple, str] = field(default_factory=dict)  # (arguments, call scope) -> instance
     variables: list[tuple[str, bool]] = field(default_factory=list)  # (attribute, trainable), in creation order
     built_at_first_call: bool = False       # its variables' shapes come from what it is given
+    first_call_entries: list[tuple[tuple[str, ...], str]] = field(default_factory=list)  # variables made there
 
     def class_code(self) -> str:
         created = "created at its first call from its inputs' shapes" if self.built_at_first_call \
@@ -79,12 +82,14 @@ def plan_module(function: cst.FunctionDef, call: cst.Call, analyzer, names, init
     return helper
 
 
-def instantiate(helper: ModuleHelper, call: cst.Call, analyzer, names, scope: str = "") -> LayerUse:
+def instantiate(helper: ModuleHelper, call: cst.Call, analyzer, names, scope: str = "",
+                reusing_scope: bool = False, factories=()) -> LayerUse:
     """The instance one call of the function becomes, as a LayerUse (built once, called in steps);
     a reusing call gets an existing instance (its construction is then empty). `scope` is the
-    variable-scope path the call sits in."""
+    variable-scope path the call sits in; `reusing_scope`, whether it was told `reuse_variables()`."""
     bound = _bind(helper.function, call, _parameters(helper.function))
-    reuse = reuse_mode(helper.function, helper.reuse_param, bound, analyzer, call)
+    reuse = _scope_reuse(helper, analyzer, call, factories) if reusing_scope else \
+        reuse_mode(helper.function, helper.reuse_param, bound, analyzer, call)
     bound.pop(helper.reuse_param, None)
     if [p for p in bound if _is_graph(analyzer, bound[p])] != [p for p in helper.tensor_params if p in bound]:
         raise Refusal(call, f"'{helper.function.name.value}' is called with tensors in other places")
@@ -105,6 +110,21 @@ def instantiate(helper: ModuleHelper, call: cst.Call, analyzer, names, scope: st
     helper.instances[key] = instance
     config = ", ".join(f"{p}={code(bound[p])}" for p in helper.config_params if p in bound)
     return LayerUse(call, instance, f"{helper.class_name}({config})", inputs, {}, True, "Module")
+
+
+def _scope_reuse(helper: ModuleHelper, analyzer, call: cst.Call, factories) -> str:
+    """A call after `scope.reuse_variables()` gets back the variables `tf.get_variable` made; a function
+    that also makes variables another way (tf.Variable ignores reuse) or sets reuse itself is refused."""
+    name = helper.function.name.value
+    if helper.reuse_param:
+        raise Refusal(call, f"'{name}' sets its own reuse inside a scope told `reuse_variables()`")
+    calls = [n for n in walk(helper.function.body) if isinstance(n, cst.Call)]
+    if any((isinstance(n.func, cst.Name) and n.func.value in factories) or (
+            analyzer.category(n.func)[1] is Category.VARIABLE and analyzer.category(n.func)[0] != "tf.get_variable")
+           for n in calls):
+        raise Refusal(call, f"'{name}' makes variables other than with tf.get_variable, which ignore "
+                            "`reuse_variables()`; this mix is not modelled")
+    return "True"
 
 
 def _parameters(function: cst.FunctionDef) -> list[str]:
