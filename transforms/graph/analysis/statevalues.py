@@ -18,7 +18,7 @@ from transforms.graph.writing.state import (
     draws_at_each_call,
     global_step_variable,
 )
-from transforms.common.syntax import Refusal, code, expr, replace_nodes, walk, with_value
+from transforms.common.syntax import Refusal, code, expr, only_small_statement, replace_nodes, walk, with_value
 from transforms.graph.training.train_ops import TrainOpConverter
 from transforms.graph.training.optimizers import convert_schedule, create_train_op_call, minimize_call
 
@@ -69,6 +69,8 @@ class StateConverter:
         if category is Category.SAVER:
             self.scanner.checkpoints.read_saver(item, name, value)
             return True
+        if category is Category.SCHEDULE and self._schedule_as_tensor(item, name, value, tf_name):
+            return True
         converted = self._state_value(item, name, value, tf_name, category)
         if converted is None:
             return False
@@ -117,6 +119,41 @@ class StateConverter:
                 self.fresh_initializers[name] = converted
             return converted
         return None
+
+    def _schedule_as_tensor(self, item: Item, name: str, call: cst.Call, tf_name: str) -> bool:
+        """A schedule read at an expression of the global step (`batch * BATCH_SIZE`), or read by more than
+        the optimizers it is given to (fetched, summarised): its value is computed in the steps, from the
+        variables it reads, as TF1 computed it at each run; its optimizers get that rate in each train
+        step, as a fed rate. False for a schedule the Keras optimizer can read at its own step count."""
+        converted, step = convert_schedule(call, tf_name)
+        target = only_small_statement(item.node).targets[0].target
+        if not (isinstance(target, cst.Name) and target.value == name):
+            return False
+        at_global_step = isinstance(step, cst.Name) and step.value in self.block.global_steps
+        if at_global_step and not self._read_beyond_optimizers(target):
+            return False
+        reads = self.scanner.analyzer.analyze(step).reads
+        if not any(self.scanner.kinds[n] is Kind.VARIABLE for n in reads):
+            raise Refusal(step, f"{tf_name} must read a global step that starts at 0")
+        schedule = self.names.fresh(f"{name}_schedule")
+        self.scanner.graph_statement(item, (name,), step)
+        item.emit = [with_value(item.node, converted, schedule)]
+        item.body = with_value(item.node, f"{schedule}({code(step)})")
+        item.python_reads = item.python_reads | {schedule}
+        return True
+
+    def _read_beyond_optimizers(self, target: cst.Name) -> bool:
+        resolver = self.scanner.analyzer.resolver
+        for assignment in resolver.assignments_of(target):
+            for access in assignment.references:
+                argument = resolver.parent(access.node)
+                call = resolver.parent(argument) if isinstance(argument, cst.Arg) else None
+                if not (isinstance(call, cst.Call) and self._is_optimizer(call)):
+                    return True
+        return False
+
+    def _is_optimizer(self, call: cst.Call) -> bool:
+        return self.scanner.analyzer.category(call.func)[1] in (Category.OPTIMIZER, Category.REFUSED_OPTIMIZER)
 
     def _factory_variable(self, item: Item, name: str, call: cst.Call) -> None:
         """`W = weight_variable([784, 10])`: the function creates the variable, now eagerly, once."""

@@ -140,10 +140,12 @@ class Planner:
         return created
 
     def trainable(self, function: StepFunction) -> list[str]:
-        """What the train op differentiates: trainable variables, variable dicts and layers of its loss."""
+        """What the train op differentiates: trainable variables, variable dicts and layers of its loss.
+        Not its global step, even a trainable one (`batch = tf.Variable(0.0)`): TF1 found no gradient for it."""
         state = self._state(function.loss_slice, set())
-        return [name for name in state if self.block.trainable_state.get(name)
-                or name in self.block.variable_dicts or name in self.block.layer_objects]
+        step = function.train_op.global_step if function.train_op else None
+        return [name for name in state if name != step and (self.block.trainable_state.get(name)
+                or name in self.block.variable_dicts or name in self.block.layer_objects)]
 
     def _state_items(self, state: list[str]) -> list[int]:
         return [item.index for item in self.block.items
