@@ -33,7 +33,8 @@ class SessionHelper:
     @property
     def moves(self) -> bool:
         """Whether it moves into the function that calls it (it is defined at module level)."""
-        return isinstance(self.caller, cst.FunctionDef) and self.caller is not self.function
+        return isinstance(self.caller, cst.FunctionDef) and self.caller is not self.function \
+            and not any(statement is self.function for statement in self.caller.body.body)
 
 
 def session_name(resolver) -> str | None:
@@ -60,7 +61,7 @@ def session_helpers(resolver, session: str) -> dict[str, SessionHelper]:
             continue
         if not any(isinstance(arg.value, cst.Name) and arg.value.value == session for arg in node.args):
             continue
-        function = _module_function(resolver, node.func.value)
+        function = _module_function(resolver, node.func.value) or _nested_function(resolver, node)
         if function is None or function.name.value in helpers:
             continue
         helpers[function.name.value] = _helper(resolver, function, session)
@@ -69,6 +70,16 @@ def session_helpers(resolver, session: str) -> dict[str, SessionHelper]:
 
 def _module_function(resolver, name: str) -> cst.FunctionDef | None:
     found = [s for s in resolver.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name]
+    return found[0] if len(found) == 1 else None
+
+
+def _nested_function(resolver, call: cst.Call) -> cst.FunctionDef | None:
+    """The function `call` calls when it is defined in the body of the module-level function making
+    the call (the TensorFlow MNIST tutorial's `eval_in_batches(data, sess)` inside `main()`)."""
+    owner = owner_of(resolver, call)
+    if not isinstance(owner, cst.FunctionDef):
+        return None
+    found = [s for s in owner.body.body if isinstance(s, cst.FunctionDef) and s.name.value == call.func.value]
     return found[0] if len(found) == 1 else None
 
 
