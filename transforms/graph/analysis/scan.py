@@ -233,6 +233,9 @@ class GraphScanner:
         if isinstance(value, (cst.List, cst.ListComp)) and self.rnn.is_cell_list(value):
             self.rnn.cell_list(item, target, value)
             return True
+        if self.rnn.is_zero_state(value):
+            self.rnn.zero_state(item, target, value)
+            return True
         if not isinstance(value, cst.Call):
             return False
         tf_name, category, _ = self.analyzer.category(value.func)

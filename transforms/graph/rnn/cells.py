@@ -23,9 +23,10 @@ bidirectional_dynamic_rnn becomes the layer's mask (`tf.sequence_mask`), with ze
 the state of each sequence's last step, zeros after it. A DropoutWrapper's input / output keep
 probabilities become tf.nn.dropout on the layer's input / output sequence (one mask per sequence
 where TF1 drew one per step: a finding says so). A MultiRNNCell becomes one layer per cell, each run
-over the previous one's outputs (rnn/stacks.py). Refused: peepholes, projections, clipping,
-forget_bias other than 1.0, custom initializers, sequence_length in static_rnn, initial_state,
-time_major, state dropout, a cell run twice, state read any other way.
+over the previous one's outputs (rnn/stacks.py). An initial_state that is the cell's
+`zero_state(...)` goes: Keras starts from zeros too. Refused: peepholes, projections, clipping,
+forget_bias other than 1.0, custom initializers, sequence_length in static_rnn, any other
+initial_state, time_major, state dropout, a cell run twice, state read any other way.
 """
 from __future__ import annotations
 
@@ -92,6 +93,7 @@ class RnnConverter:
         self.cell_lists: dict[str, cst.BaseExpression] = {}  # names bound to a MultiRNNCell's list of cells
         self.scope_counts = {"rnn": 0, "bidirectional_rnn": 0}
         self.sequence_steps: dict[str, int] = {}  # outputs of block runs -> their fixed number of steps
+        self.zero_states: dict[str, str] = {}  # names bound to `<cell>.zero_state(...)` -> the cell
         self._placeholders: dict = {}
         #: (DropoutWrapper call, what its conversion computes otherwise): findings for a converted file.
         self.notes: list[tuple[cst.Call, str]] = []
@@ -151,7 +153,8 @@ class RnnConverter:
         """`outputs, state = tf.nn.static_rnn(cell, steps, dtype=...)` over a list of per-step tensors
         (e.g. `tf.unstack(x, axis=1)`) -> the layer over `tf.stack(steps, axis=1)`; each read
         `outputs[i]` becomes step i of the layer's output sequence."""
-        bound = _run_arguments(call, _STATIC_RNN, "tf.nn.static_rnn")
+        bound = _run_arguments(call, _STATIC_RNN, "tf.nn.static_rnn", modelled=("initial_state",))
+        self._zero_initial_state(bound, "tf.nn.static_rnn")
         cell = self._cell(bound.get("cell"))
         if cell.kind == "stack":
             return self._stacked_run(target, call, bound, cell, "tf.nn.static_rnn")
@@ -184,6 +187,33 @@ class RnnConverter:
         item.kind, item.defines = Kind.RNN_CELL, (target.value,)
         self.scanner.kinds[target.value] = Kind.RNN_CELL
 
+    def is_zero_state(self, value: cst.BaseExpression) -> bool:
+        """`<cell>.zero_state(batch_size, dtype)` of a cell of the block."""
+        return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+            and value.func.attr.value == "zero_state" and isinstance(value.func.value, cst.Name) \
+            and value.func.value.value in self.cells
+
+    def zero_state(self, item: Item, target: cst.BaseExpression, call: cst.Call) -> None:
+        """`state = cell.zero_state(batch_size, tf.float32)`: remembered; a run given it as its initial
+        state starts from zeros, as the Keras layer does by itself (see _zero_initial_state)."""
+        bound = bind_arguments(call, ["batch_size", "dtype"], "zero_state")
+        if not isinstance(target, cst.Name) or self.scanner.resolver.tf_name(bound.get("dtype")) != "tf.float32":
+            raise Refusal(call, "a zero_state other than `name = cell.zero_state(batch_size, tf.float32)`")
+        self.zero_states[target.value] = call.func.value.value
+        item.kind, item.defines = Kind.RNN_CELL, (target.value,)
+        self.scanner.kinds[target.value] = Kind.RNN_CELL
+
+    def _zero_initial_state(self, bound: dict, tf_name: str) -> None:
+        """A run's initial_state may be its cell's zero state, read nowhere else: Keras starts from zeros."""
+        state = bound.pop("initial_state", None)
+        if state is None:
+            return
+        cell = bound.get("cell")
+        if not (isinstance(state, cst.Name) and isinstance(cell, cst.Name)
+                and self.zero_states.get(state.value) == cell.value and len(self._references(state.value)) == 1):
+            raise Refusal(state, f"{tf_name}(initial_state=...) other than its cell's zero state, read only there, "
+                                 "is not modelled")
+
     def is_cell_list(self, value: cst.BaseExpression) -> bool:
         """`[<RNN cell>(...), ...]` or `[<RNN cell>(...) for _ in range(N)]`: a MultiRNNCell's cells."""
         calls = [e.value for e in value.elements] if isinstance(value, cst.List) else \
@@ -206,7 +236,8 @@ class RnnConverter:
 
     def dynamic_rnn(self, target: cst.BaseExpression, call: cst.Call) -> RunConversion:
         """`outputs, state = tf.nn.dynamic_rnn(cell, inputs, dtype=...)` -> the Keras layer's call."""
-        bound = _run_arguments(call, _DYNAMIC_RNN, "tf.nn.dynamic_rnn", modelled=("sequence_length",))
+        bound = _run_arguments(call, _DYNAMIC_RNN, "tf.nn.dynamic_rnn", modelled=("sequence_length", "initial_state"))
+        self._zero_initial_state(bound, "tf.nn.dynamic_rnn")
         cell = self._cell(bound.get("cell"))
         if cell.kind == "stack":
             return self._stacked_run(target, call, bound, cell, "tf.nn.dynamic_rnn")
