@@ -50,6 +50,12 @@ class SiteRecognizer:
         category, reason = categorize(name)
         return name, category, reason
 
+    def is_initializer_group(self, node: cst.CSTNode) -> bool:
+        """`tf.group(tf.global_variables_initializer(), tf.local_variables_initializer())`: an init op too."""
+        return isinstance(node, cst.Call) and self.category(node.func)[0] == "tf.group" and bool(node.args) \
+            and all(arg.keyword is None and not arg.star and isinstance(arg.value, cst.Call)
+                    and self.category(arg.value.func)[1] is Category.INIT_OP for arg in node.args)
+
     def is_run_call(self, node: cst.CSTNode) -> bool:
         """`sess.run(...)`, `tensor.eval(...)` or `op.run(...)`: a session run site."""
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):

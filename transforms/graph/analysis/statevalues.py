@@ -60,6 +60,9 @@ class StateConverter:
             self._factory_variable(item, name, value)
             return True
         tf_name, category, _ = self.scanner.analyzer.category(value.func)
+        if self.scanner.analyzer.is_initializer_group(value):
+            item.kind = Kind.INIT_OP
+            return True
         if category in _VANISHING:
             item.kind = _VANISHING[category]
             if category is Category.PLACEHOLDER:

@@ -127,7 +127,8 @@ def _read_leaf(analyzer: ExprAnalyzer, node: cst.BaseExpression) -> Fetch:
         return Fetch("loss" if node.value in analyzer.valued_train_ops else "op", node)
     if isinstance(node, cst.Name) and analyzer.kinds.get(node.value) is Kind.INIT_OP:
         return Fetch("init", node)
-    if isinstance(node, cst.Call) and analyzer.category(node.func)[1] is Category.INIT_OP:
+    if isinstance(node, cst.Call) and (analyzer.category(node.func)[1] is Category.INIT_OP
+                                       or analyzer.is_initializer_group(node)):
         return Fetch("init", node)
     if isinstance(node, cst.Name) and node.value in analyzer.summary_names:
         return Fetch("summary", node)
