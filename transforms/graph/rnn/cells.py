@@ -25,7 +25,7 @@ probabilities become tf.nn.dropout on the layer's input / output sequence (one m
 where TF1 drew one per step: a finding says so). A MultiRNNCell becomes one layer per cell, each run
 over the previous one's outputs (rnn/stacks.py). An initial_state that is the cell's
 `zero_state(...)` goes: Keras starts from zeros too. Refused: peepholes, projections, clipping,
-forget_bias other than 1.0, custom initializers, sequence_length in static_rnn, any other
+forget_bias other than 1.0, custom initializers, sequence_length in a stacked static_rnn, any other
 initial_state, time_major, state dropout, a cell run twice, state read any other way.
 """
 from __future__ import annotations
@@ -153,18 +153,22 @@ class RnnConverter:
         """`outputs, state = tf.nn.static_rnn(cell, steps, dtype=...)` over a list of per-step tensors
         (e.g. `tf.unstack(x, axis=1)`) -> the layer over `tf.stack(steps, axis=1)`; each read
         `outputs[i]` becomes step i of the layer's output sequence."""
-        bound = _run_arguments(call, _STATIC_RNN, "tf.nn.static_rnn", modelled=("initial_state",))
+        bound = _run_arguments(call, _STATIC_RNN, "tf.nn.static_rnn", modelled=("initial_state", "sequence_length"))
         self._zero_initial_state(bound, "tf.nn.static_rnn")
         cell = self._cell(bound.get("cell"))
+        lengths = bound.get("sequence_length")
         if cell.kind == "stack":
+            if lengths is not None:
+                raise Refusal(lengths, "static_rnn(sequence_length=...) of a MultiRNNCell is not modelled")
             return self._stacked_run(target, call, bound, cell, "tf.nn.static_rnn")
         if cell.input_keep is not None or cell.output_keep is not None:
             raise Refusal(call, "a DropoutWrapper cell run by static_rnn is not modelled")
         outputs, state = self._targets(target)
         layer = self._layer_name(bound.get("scope"), "rnn")
         object_name = self.scanner.names.fresh(_KERAS[cell.kind].lower())
-        use = _StackedStepsUse(call, object_name, self._construction(cell, layer, unroll=True), [bound["inputs"]], {},
-                               True, _KERAS[cell.kind])
+        construction = self._construction(cell, layer, unroll=True, masked=lengths is not None)
+        use = _StackedStepsUse(call, object_name, construction, [bound["inputs"]], {}, True, _KERAS[cell.kind],
+                               lengths=lengths)
         sequence = self.scanner.names.fresh(f"{outputs}_sequence") if outputs != "_" else "_"
         if outputs != "_":
             self._rename_step_reads(outputs, sequence)
@@ -172,12 +176,29 @@ class RnnConverter:
         return RunConversion(use, results, tuple(n for n in (outputs, state) if n != "_"))
 
     def _rename_step_reads(self, outputs: str, sequence: str) -> None:
+        """`outputs[i]` -> step i of the layer's sequence; `tf.stack(outputs)` (time first) -> the sequence
+        transposed, `tf.stack(outputs, axis=1)` -> the sequence itself."""
         for access in self._references(outputs):
             member = self.scanner.resolver.parent(access.node)
             index = _literal_index(member, access.node)
-            if index is None:
-                raise Refusal(access.node, f"static_rnn outputs '{outputs}' read other than as {outputs}[<int>]")
-            self._aliases[id(member)] = f"{sequence}[:, {index}]"
+            if index is not None:
+                self._aliases[id(member)] = f"{sequence}[:, {index}]"
+                continue
+            stacked = self._stacked_reads(member, access.node, sequence)
+            if stacked is None:
+                raise Refusal(access.node, f"static_rnn outputs '{outputs}' read other than as {outputs}[<int>] "
+                                           f"or tf.stack({outputs}[, axis=0 or 1])")
+            self._aliases[id(stacked[0])] = stacked[1]
+
+    def _stacked_reads(self, member: cst.CSTNode, name: cst.Name, sequence: str) -> tuple[cst.Call, str] | None:
+        call = self.scanner.resolver.parent(member) if isinstance(member, cst.Arg) else None
+        if not (isinstance(call, cst.Call) and self.scanner.resolver.tf_name(call.func) == "tf.stack"
+                and call.args[0] is member and member.keyword is None):
+            return None
+        axis = bind_arguments(call, ["values", "axis", "name"], "tf.stack").get("axis", cst.Integer("0"))
+        if not isinstance(axis, cst.Integer) or axis.value not in ("0", "1"):
+            return None
+        return call, sequence if axis.value == "1" else f"tf.transpose({sequence}, [1, 0, 2])"
 
     def cell(self, item: Item, target: cst.BaseExpression, call: cst.Call, tf_name: str) -> None:
         """`cell = tf.nn.rnn_cell.LSTMCell(n)` (or a DropoutWrapper of such a cell): remembered until
@@ -652,10 +673,17 @@ def _drops(keep: cst.BaseExpression | None) -> cst.BaseExpression | None:
 
 @dataclass
 class _StackedStepsUse(LayerUse):
-    """A Keras RNN layer called on static_rnn's list of per-step inputs, stacked along time."""
+    """A Keras RNN layer called on static_rnn's list of per-step inputs, stacked along time; with the
+    mask of its sequence_length, as dynamic_rnn's (_LengthsMaskUse)."""
+
+    lengths: cst.BaseExpression | None = None
 
     def call_code(self, render=code) -> str:
-        return f"{self.object_name}(tf.stack({render(self.inputs[0])}, axis=1))"
+        steps = render(self.inputs[0])
+        if self.lengths is None:
+            return f"{self.object_name}(tf.stack({steps}, axis=1))"
+        mask = f"tf.sequence_mask({render(self.lengths)}, len({steps}))"
+        return f"{self.object_name}(tf.stack({steps}, axis=1), mask={mask})"
 
 
 @dataclass

@@ -80,9 +80,38 @@ def _rnn_assignment(statement, analyzer):
 
 
 def _references(resolver, anchor: cst.BaseExpression, name: str) -> list:
-    """Reads of the function's local `name` (bound in the statement whose target is `anchor`)."""
+    """Reads of the function's local `name` (bound in the statement whose target is `anchor`). When the
+    function's body rebinds the name later by statements of its own (`outputs = tf.stack(outputs)`),
+    only the reads up to the first of them: the later ones read what it bound."""
     node = next(n for n in walk(anchor) if isinstance(n, cst.Name) and n.value == name)
-    return [access for assignment in resolver.assignments_of(node) for access in assignment.references]
+    accesses = [access for assignment in resolver.assignments_of(node) for access in assignment.references]
+    body, index = _body_position(resolver, anchor)
+    if body is None:
+        return accesses
+    rebinding = [k for k, statement in enumerate(body) if k > index and name in _bound_names(statement)]
+    if not rebinding or any(name in _bound_names(s, nested=True) and name not in _bound_names(s)
+                            for s in body[index + 1:rebinding[0] + 1]):
+        return accesses
+    positions = {id(n): k for k, statement in enumerate(body) for n in walk(statement)}
+    return [access for access in accesses if index < positions.get(id(access.node), -1) <= rebinding[0]]
+
+
+def _body_position(resolver, node: cst.CSTNode) -> tuple[list | None, int]:
+    """The body of the function holding `node`, and the index of its statement there."""
+    child, parent = node, resolver.parent(node)
+    while parent is not None and not isinstance(parent, cst.IndentedBlock):
+        child, parent = parent, resolver.parent(parent)
+    if parent is None or not isinstance(resolver.parent(parent), cst.FunctionDef):
+        return None, -1
+    return list(parent.body), list(parent.body).index(child)
+
+
+def _bound_names(statement: cst.CSTNode, nested: bool = False) -> set[str]:
+    """Names a simple statement assigns (`nested`: anywhere in a compound statement too)."""
+    if not nested and not isinstance(statement, cst.SimpleStatementLine):
+        return set()
+    targets = [n.target for n in walk(statement) if isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign))]
+    return {name.value for target in targets for name in walk(target) if isinstance(name, cst.Name)}
 
 
 def _check_settings_are_global(resolver, helper: cst.FunctionDef, settings: cst.CSTNode) -> None:
