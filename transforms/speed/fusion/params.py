@@ -47,8 +47,8 @@ def values_name(name: str) -> str:
 
 
 def _stacked_spec(spec: cst.BaseExpression) -> cst.BaseExpression | None:
-    """`tf.TensorSpec([...], dtype)` -> the spec of one value per step: `[None, ...]`."""
-    if not isinstance(spec, cst.Call) or not spec.args or not isinstance(spec.args[0].value, cst.List):
+    """`tf.TensorSpec([...], dtype)` (or a shape tuple) -> the spec of one value per step: `[None, ...]`."""
+    if not isinstance(spec, cst.Call) or not spec.args or not isinstance(spec.args[0].value, (cst.List, cst.Tuple)):
         return None
     shape = spec.args[0].value
     first = cst.Element(cst.Name("None"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if
@@ -58,8 +58,8 @@ def _stacked_spec(spec: cst.BaseExpression) -> cst.BaseExpression | None:
 
 
 def _batch_spec(spec: cst.BaseExpression) -> cst.BaseExpression | None:
-    """`tf.TensorSpec([B, ...], dtype)` -> the spec of a whole array of batches: `[None, ...]`."""
-    if not isinstance(spec, cst.Call) or not spec.args or not isinstance(spec.args[0].value, cst.List):
+    """`tf.TensorSpec([B, ...], dtype)` (or a shape tuple) -> the spec of a whole array of batches: `[None, ...]`."""
+    if not isinstance(spec, cst.Call) or not spec.args or not isinstance(spec.args[0].value, (cst.List, cst.Tuple)):
         return None
     shape = spec.args[0].value
     if not shape.elements:
