@@ -10,7 +10,7 @@ import libcst as cst
 from transforms.graph.layers.keras_layers import NameAllocator
 from transforms.graph.analysis.model import GraphBlock, Kind, TrainOp
 from transforms.graph.sessions.runs import Fetch, RunSite
-from transforms.common.syntax import Refusal, code, is_literal
+from transforms.common.syntax import Refusal, code, is_literal, load_names
 
 
 @dataclass
@@ -141,9 +141,12 @@ class Planner:
 
     def trainable(self, function: StepFunction) -> list[str]:
         """What the train op differentiates: trainable variables, variable dicts and layers of its loss.
-        Not its global step, even a trainable one (`batch = tf.Variable(0.0)`): TF1 found no gradient for it."""
+        Not its global step, even a trainable one (`batch = tf.Variable(0.0)`), unless the loss reads it:
+        TF1 found no gradient for it."""
         state = self._state(function.loss_slice, set())
         step = function.train_op.global_step if function.train_op else None
+        if step is not None and step in self._state(self._slice({n.value for n in load_names(function.train_op.loss)}), set()):
+            step = None
         return [name for name in state if name != step and (self.block.trainable_state.get(name)
                 or name in self.block.variable_dicts or name in self.block.layer_objects)]
 
