@@ -18,6 +18,7 @@ from transforms.common.graph_symbols import Category
 from transforms.graph.layers.keras_layers import LayerUse
 from transforms.graph.rnn.cells import layer_settings, parse_cell
 from transforms.common.syntax import Refusal, load_names, walk
+from transforms.graph.bridge.bindings import bound_names
 
 RNN_CATEGORIES = (Category.RNN_CELL, Category.RNN_RUN)
 
@@ -88,9 +89,8 @@ def _references(resolver, anchor: cst.BaseExpression, name: str) -> list:
     body, index = _body_position(resolver, anchor)
     if body is None:
         return accesses
-    rebinding = [k for k, statement in enumerate(body) if k > index and name in _bound_names(statement)]
-    if not rebinding or any(name in _bound_names(s, nested=True) and name not in _bound_names(s)
-                            for s in body[index + 1:rebinding[0] + 1]):
+    rebinding = [k for k, statement in enumerate(body) if k > index and _rebinds(statement, name, nested=False)]
+    if not rebinding or any(_rebinds(statement, name, nested=True) for statement in body[index + 1:rebinding[0]]):
         return accesses
     positions = {id(n): k for k, statement in enumerate(body) for n in walk(statement)}
     return [access for access in accesses if index < positions.get(id(access.node), -1) <= rebinding[0]]
@@ -106,12 +106,10 @@ def _body_position(resolver, node: cst.CSTNode) -> tuple[list | None, int]:
     return list(parent.body), list(parent.body).index(child)
 
 
-def _bound_names(statement: cst.CSTNode, nested: bool = False) -> set[str]:
-    """Names a simple statement assigns (`nested`: anywhere in a compound statement too)."""
-    if not nested and not isinstance(statement, cst.SimpleStatementLine):
-        return set()
-    targets = [n.target for n in walk(statement) if isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign))]
-    return {name.value for target in targets for name in walk(target) if isinstance(name, cst.Name)}
+def _rebinds(statement: cst.BaseStatement, name: str, nested: bool) -> bool:
+    """Whether a simple statement binds `name` (`nested`: whether a compound statement does, in its blocks)."""
+    compound = not isinstance(statement, cst.SimpleStatementLine)
+    return compound == nested and name in bound_names([statement])
 
 
 def _check_settings_are_global(resolver, helper: cst.FunctionDef, settings: cst.CSTNode) -> None:

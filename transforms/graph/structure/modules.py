@@ -119,12 +119,16 @@ def _scope_reuse(helper: ModuleHelper, analyzer, call: cst.Call, factories) -> s
     if helper.reuse_param:
         raise Refusal(call, f"'{name}' sets its own reuse inside a scope told `reuse_variables()`")
     calls = [n for n in walk(helper.function.body) if isinstance(n, cst.Call)]
-    if any((isinstance(n.func, cst.Name) and n.func.value in factories) or (
-            analyzer.category(n.func)[1] is Category.VARIABLE and analyzer.category(n.func)[0] != "tf.get_variable")
-           for n in calls):
+    if any((isinstance(n.func, cst.Name) and n.func.value in factories)
+           or _creates_variable_ignoring_reuse(analyzer.category(n.func)) for n in calls):
         raise Refusal(call, f"'{name}' makes variables other than with tf.get_variable, which ignore "
                             "`reuse_variables()`; this mix is not modelled")
     return "True"
+
+
+def _creates_variable_ignoring_reuse(category) -> bool:
+    name, kind, _ = category
+    return kind is Category.VARIABLE and name != "tf.get_variable"
 
 
 def _parameters(function: cst.FunctionDef) -> list[str]:
