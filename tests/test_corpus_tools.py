@@ -302,3 +302,29 @@ def test_run_budget_counts_a_merged_step_function_once_per_step_function_it_runs
     with pytest.raises(SystemExit):
         call(d_step_and_g_step)  # a third and a fourth step: past the budget before it runs
     assert budget.taken == 2
+
+
+def test_cross_file_probe_writes_repository_modules_in_front_of_the_script(tmp_path):
+    """benchmarks/cross_file_probe.py: the script's imports of its repository's modules go, `module.name`
+    reads as `name`, and the modules' own `__main__` blocks and future imports are left out."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import cross_file_probe
+
+    module = "from __future__ import print_function\nimport tensorflow as tf\n\ndef dense(x):\n    return x\n\n" \
+             "if __name__ == '__main__':\n    print(dense(1))\n"
+    script = "import tensorflow as tf\nimport model as m\nfrom helpers import util\n\nprint(m.dense(util.ones()))\n"
+    assert cross_file_probe.module_body(module) == "import tensorflow as tf\n\ndef dense(x):\n    return x\n\n"
+    body = cross_file_probe.script_body(script, {"model", "helpers.util"})
+    assert body == "import tensorflow as tf\n\nprint(dense(ones()))\n"
+
+    repo = tmp_path / "owner+repo"
+    (repo / "helpers").mkdir(parents=True)
+    (repo / "model.py").write_text(module)
+    (repo / "helpers" / "util.py").write_text(UTIL)
+    (repo / "train.py").write_text(PROGRAM)
+    record = {"repo": "owner/repo", "path": "train.py", "level": "compat", "kind": "main",
+              "imports": ["helpers", "helpers.util", "tensorflow"]}
+    probe = cross_file_probe.probe(record, str(tmp_path))
+    assert probe["modules"] == ["helpers.util"]
+    assert probe["after"] == "tf2", probe
+    assert sorted(os.listdir(repo)) == ["helpers", "model.py", "train.py"]  # the inlined program is removed

@@ -49,7 +49,8 @@ class GraphProgram(GraphResolver):
         check_bindings(block, flattener.context_headers, self)
         check_captures(block, self)
         check_run_captures(sites, self)
-        helper_state = check_helpers(block, scanner.helper_uses, scanner.analyzer, self, scanner.converted_helpers)
+        helper_state = check_helpers(block, scanner.helper_uses, scanner.analyzer, self, scanner.converted_helpers,
+                                     set(scanner.module_helpers))
         planner = Planner(block, helper_state, self._flag_placeholders(scanner), names)
         reopening = reopening_initialisations(block, sites, starts, self)
         check_initializer_runs(block, sites, self, reopening)

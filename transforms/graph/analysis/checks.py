@@ -98,8 +98,9 @@ def _ancestors(node: cst.CSTNode, resolver):
 
 
 def check_helpers(block: GraphBlock, helper_uses: dict[int, set[str]], analyzer, resolver,
-                  layer_helpers: set[str]) -> dict[int, set[str]]:
-    """The state each graph statement reads through the helpers it calls (refusing impure helpers)."""
+                  layer_helpers: set[str], module_helpers=frozenset()) -> dict[int, set[str]]:
+    """The state each graph statement reads through the helpers it calls (refusing impure helpers).
+    `module_helpers` became tf.Module classes: every call of theirs is converted, none is followed."""
     state_reads: dict[int, set[str]] = {}
     for index, helpers in helper_uses.items():
         seen, pending = set(), list(helpers)
@@ -110,7 +111,7 @@ def check_helpers(block: GraphBlock, helper_uses: dict[int, set[str]], analyzer,
             seen.add(name)
             reads, calls = _helper_reads(block.helpers[name], analyzer, resolver, block.aliases, name in layer_helpers)
             state_reads.setdefault(index, set()).update(reads)
-            pending += [call for call in calls if call in block.helpers]
+            pending += [call for call in calls if call in block.helpers and call not in module_helpers]
     return state_reads
 
 

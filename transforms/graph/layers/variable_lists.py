@@ -197,7 +197,7 @@ def _lister(block, scanner, calls: list[cst.Call], in_graph_code: bool,
     wanted = {id(call) for call in calls}
     holders = {id(node): item for item in block.items for node in walk(item.node) if id(node) in wanted}
     in_runs = {id(node) for _, run in scanner.run_calls for node in walk(run)}
-    instances = {instance: (helper, key[1]) for helper in scanner.module_helpers.values()
+    instances = {instance: (helper, key) for helper in scanner.module_helpers.values()
                  for key, instance in helper.instances.items()}
 
     def listed(call: cst.Call, selects: Selects | None = None) -> str:
@@ -348,17 +348,46 @@ def _shared_names(block) -> set[str]:
     return {name for name, count in names.items() if name is not None and count > 1}
 
 
-def _instance_variables(helper, call_scope) -> list[tuple[str, str | None]]:
-    """(attribute, TF1 name) of a tf.Module instance's trainable variables, in creation order."""
-    prefix = call_scope  # the variable-scope path of the call that made the instance, "D/"
+def _instance_variables(helper, key) -> list[tuple[str, str | None]]:
+    """(attribute, TF1 name) of a tf.Module instance's trainable variables, in creation order. `key`:
+    the instance's construction arguments, as (parameter, code) pairs, and the variable-scope path
+    of the call that made it ("D/")."""
+    defaults = dict(entry.split("=", 1) for entry in helper.init_signature if "=" in entry)
+    arguments, prefix = {**defaults, **dict(key[0])}, key[1]
+    stored = dict(re.fullmatch(r"self\.(\w+) = (\w+)", line).groups() for _, line in helper.init_entries
+                  if re.fullmatch(r"self\.(\w+) = (\w+)", line))
     names = {}
     for scopes, line in helper.init_entries + helper.first_call_entries:
         attribute = re.match(r"self\.(\w+) = ", line)
         found = _TF1_NAME.search(line)
-        labels = [string_value(cst.parse_expression(scope)) for scope in scopes]  # name_scope("...") arguments
+        labels = [_scope_label(cst.parse_expression(scope), arguments, stored) for scope in scopes]
         if attribute and found and None not in labels:
             names[attribute.group(1)] = prefix + "".join(label + "/" for label in labels) + found.group(2)
     return [(attribute, names.get(attribute)) for attribute, trainable in helper.variables if trainable]
+
+
+def _scope_label(scope: cst.BaseExpression, arguments: dict[str, str], stored: dict[str, str]) -> str | None:
+    """The name a scope of a module's `__init__` or first call gives, None when not known: a string
+    literal, or what the instance was made with for the parameter it reads (`name`, or `self._name`
+    set from it), or `<that> or "Linear"`."""
+    if isinstance(scope, cst.BooleanOperation) and isinstance(scope.operator, cst.Or):
+        left = _scope_value(scope.left, arguments, stored)
+        if isinstance(left, cst.Name) and left.value == "None":
+            return _scope_label(scope.right, arguments, stored)
+        return string_value(left) if left is not None else None
+    value = _scope_value(scope, arguments, stored)
+    return string_value(value) if value is not None else None
+
+
+def _scope_value(scope: cst.BaseExpression, arguments: dict[str, str], stored: dict[str, str]):
+    """The expression a scope argument stands for in one instance; None when not known."""
+    if isinstance(scope, cst.Attribute) and isinstance(scope.value, cst.Name) and scope.value.value == "self":
+        if scope.attr.value not in stored:
+            return None
+        scope = cst.Name(stored[scope.attr.value])
+    if isinstance(scope, cst.Name) and scope.value in arguments:
+        return cst.parse_expression(arguments[scope.value])
+    return None if isinstance(scope, cst.Name) and scope.value != "None" else scope
 
 
 def _created_before(block, index: int, instances: dict, call: cst.Call, selects: Selects | None,

@@ -65,13 +65,15 @@ def is_variable_helper(function: cst.FunctionDef, analyzer, factories=()) -> boo
 
 
 def plan_module(function: cst.FunctionDef, call: cst.Call, analyzer, names, initializer_code,
-                factories: dict[str, bool]) -> ModuleHelper:
-    """`factories`: the program's variable factories, by name, with whether their variable trains."""
+                factories: dict[str, bool], is_tensor=None) -> ModuleHelper:
+    """`factories`: the program's variable factories, by name, with whether their variable trains;
+    `is_tensor`: which arguments are tensors, for a call that graph code does not make itself."""
+    is_tensor = is_tensor or (lambda node: is_graph_expression(analyzer, node))
     params = _parameters(function)
     bound = _bind(function, call, params)
     reuse = reuse_parameter(function, analyzer, Category.VARIABLE)
     params = [p for p in params if p != reuse]
-    tensor = [p for p in params if p in bound and _is_graph(analyzer, bound[p])]
+    tensor = [p for p in params if p in bound and is_tensor(bound[p])]
     if set(tensor) & set(_defaults(function)):
         raise Refusal(function, f"'{function.name.value}' has a tensor parameter with a default")
     defaults = _defaults(function)
@@ -83,15 +85,16 @@ def plan_module(function: cst.FunctionDef, call: cst.Call, analyzer, names, init
 
 
 def instantiate(helper: ModuleHelper, call: cst.Call, analyzer, names, scope: str = "",
-                reusing_scope: bool = False, factories=()) -> LayerUse:
+                reusing_scope: bool = False, factories=(), is_tensor=None) -> LayerUse:
     """The instance one call of the function becomes, as a LayerUse (built once, called in steps);
     a reusing call gets an existing instance (its construction is then empty). `scope` is the
     variable-scope path the call sits in; `reusing_scope`, whether it was told `reuse_variables()`."""
+    is_tensor = is_tensor or (lambda node: is_graph_expression(analyzer, node))
     bound = _bind(helper.function, call, _parameters(helper.function))
     reuse = _scope_reuse(helper, analyzer, call, factories) if reusing_scope else \
         reuse_mode(helper.function, helper.reuse_param, bound, analyzer, call)
     bound.pop(helper.reuse_param, None)
-    if [p for p in bound if _is_graph(analyzer, bound[p])] != [p for p in helper.tensor_params if p in bound]:
+    if [p for p in bound if is_tensor(bound[p])] != [p for p in helper.tensor_params if p in bound]:
         raise Refusal(call, f"'{helper.function.name.value}' is called with tensors in other places")
     inputs = [bound[p] for p in helper.tensor_params]
     key = (tuple((p, code(bound[p])) for p in helper.config_params if p in bound), scope)
@@ -155,7 +158,7 @@ def _bind(function: cst.FunctionDef, call: cst.Call, params: list[str]) -> dict[
     return bound
 
 
-def _is_graph(analyzer, node: cst.BaseExpression) -> bool:
+def is_graph_expression(analyzer, node: cst.BaseExpression) -> bool:
     facts = analyzer.analyze(node)
     return bool(facts.reads or facts.builds_ops)
 
