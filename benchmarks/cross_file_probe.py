@@ -74,7 +74,8 @@ def script_body(source: str, modules: set[str]) -> str:
             dropped.append(node)
             prefixes |= {alias.asname or alias.name for alias in node.names if alias.name in modules}
         elif isinstance(node, ast.ImportFrom) and node.module:
-            submodules = {alias.asname or alias.name for alias in node.names if f"{node.module}.{alias.name}" in modules}
+            submodules = {alias.asname or alias.name for alias in node.names
+                          if f"{node.module}.{alias.name}" in modules}
             if node.module in modules or submodules:
                 dropped.append(node)
                 prefixes |= submodules

@@ -28,9 +28,9 @@ ignores reuse); it then calls the same instances, as TF1's scope handed back the
 GAN's discriminator on real, then generated data).
 
 Refused: any other second call of the model function (TF1 made a second set of variables, or raised),
-layers or RNNs built by the model function itself, scopes with other settings or a name that is not a string literal, a variable-making function defined
-below it (its class would not exist yet where the instances are made), and arguments that are neither
-tensors nor known."""
+layers or RNNs built by the model function itself, scopes with other settings or a name that is not a
+string literal, a variable-making function defined below it (its class would not exist yet where the
+instances are made), and arguments that are neither tensors nor known."""
 from __future__ import annotations
 
 import libcst as cst
@@ -78,7 +78,7 @@ def convert_module_composite(scanner, helper: cst.FunctionDef, call: cst.Call, s
     constants = _literal_parameters(helper, arguments, _module_constants(scanner.resolver.module, helper))
     scope_paths = _variable_scope_paths(scanner, helper, constants, helper.body, scope, {})
     tensors = _tensor_names(scanner, helper, arguments)
-    local = _local_names(helper)
+    local = {assignment.name for assignment in scanner.resolver.scope(helper.body.body[0]).assignments}
 
     def is_tensor(node: cst.BaseExpression) -> bool:
         return any(n.value in tensors for n in load_names(node))
@@ -164,15 +164,6 @@ def _tensor_names(scanner, helper: cst.FunctionDef, arguments: dict[str, cst.Bas
                     tensors.add(name)
                     changed = True
     return tensors
-
-
-def _local_names(helper: cst.FunctionDef) -> set[str]:
-    bound = {param.name.value for param in helper.params.params}
-    for node in walk(helper.body):
-        if isinstance(node, (cst.AssignTarget, cst.AugAssign, cst.For, cst.WithItem, cst.CompFor)):
-            target = node.asname.name if isinstance(node, cst.WithItem) and node.asname else getattr(node, "target", None)
-            bound |= {n.value for n in walk(target) if isinstance(n, cst.Name)} if target is not None else set()
-    return bound
 
 
 def _with_known_values(inner: cst.Call, constants: dict[str, cst.BaseExpression], local: set[str], is_tensor,
