@@ -67,9 +67,10 @@ def split_body(helper, analyzer, initializer_code, factories: dict[str, bool]) -
             small = variables[index]
             target = small.targets[0].target.value
             converted, trainable = _variable(small.value, analyzer, initializer_code, initializers, factories)
-            helper.init_entries.append((tuple(scopes), f"{_attribute(target)} = {converted}"))
-            helper.variables.append((_attribute(target).removeprefix("self."), trainable))
-            state[target] = _attribute(target)
+            attribute = _new_attribute(helper, target)
+            helper.init_entries.append((tuple(scopes), f"{attribute} = {converted}"))
+            helper.variables.append((attribute.removeprefix("self."), trainable))
+            state[target] = attribute
         elif index in setup:
             helper.init_entries += [((), line) for line in _render(statement, _initializer_replacements(
                 statement, initializer_code))]
@@ -78,6 +79,32 @@ def split_body(helper, analyzer, initializer_code, factories: dict[str, bool]) -
                 raise Refusal(statement, f"'{helper.function.name.value}' computes with a value it set up for "
                                          "its variables")
             helper.call_lines += _computation(helper, statement, state)
+            _forget_rebound(helper, statement, state)
+
+
+def _new_attribute(helper, target: str) -> str:
+    """The attribute a variable bound to `target` becomes: `self.weights`, then `self.weights_1` for the
+    next variable bound to the same name (TF's mnist `inference` binds `weights` in each name scope)."""
+    taken = {attribute for attribute, _ in helper.variables} | set(helper.config_params)
+    attribute, number = _attribute(target), 0
+    while attribute.removeprefix("self.") in taken:
+        number += 1
+        attribute = _attribute(f"{target}_{number}")
+    return attribute
+
+
+def _forget_rebound(helper, statement: cst.BaseStatement, state: dict[str, str]) -> None:
+    """After `w = tf.nn.dropout(w)` in `__call__`, `w` is that local, no longer the variable."""
+    parameters = sorted(_targets(statement) & set(helper.config_params))
+    if parameters:
+        raise Refusal(statement, f"'{helper.function.name.value}' rebinds its parameter '{parameters[0]}' after "
+                                 "making its variables; it is not turned into a module")
+    rebound = _targets(statement) & set(state)
+    if rebound and not isinstance(statement, cst.SimpleStatementLine):
+        raise Refusal(statement, f"'{helper.function.name.value}' rebinds {sorted(rebound)[0]}, which holds a "
+                                 "variable, under control flow; it is not turned into a module")
+    for name in rebound:
+        del state[name]
 
 
 def _reads_input_shapes(helper, entries, variables: dict, setup: set[int], computed: set[str]) -> bool:
@@ -125,13 +152,14 @@ def _created_at_first_call(helper, entries, variables: dict, setup: set[int], an
             small = variables[index]
             target = small.targets[0].target.value
             converted, trainable = _variable(small.value, analyzer, initializer_code, initializers, factories)
-            line = cst.parse_statement(f"{_attribute(target)} = {converted}\n")
+            attribute = _new_attribute(helper, target)
+            line = cst.parse_statement(f"{attribute} = {converted}\n")
             scopes = tuple(_in_call(helper, scope) for scope in scopes)
             created = [(scopes, text) for text in _computation(helper, line, {})]
             pending += created
             helper.first_call_entries += created
-            helper.variables.append((_attribute(target).removeprefix("self."), trainable))
-            state[target] = _attribute(target)
+            helper.variables.append((attribute.removeprefix("self."), trainable))
+            state[target] = attribute
             continue
         helper.call_lines += _creation_block(pending)
         pending = []
@@ -143,6 +171,7 @@ def _created_at_first_call(helper, entries, variables: dict, setup: set[int], an
             helper.call_lines.append("self.built = True")
         extra = _initializer_replacements(statement, initializer_code) if index in setup else None
         helper.call_lines += _computation(helper, statement, state, extra)
+        _forget_rebound(helper, statement, state)
     helper.call_lines += _creation_block(pending)
     if not returns:  # the last statement did not return: the first call ends here
         helper.call_lines.append("self.built = True")
@@ -292,8 +321,9 @@ def _render(statement: cst.BaseStatement, replacements: dict) -> list[str]:
 def _computation(helper, statement: cst.BaseStatement, state: dict[str, str],
                  replacements: dict | None = None) -> list[str]:
     replacements = dict(replacements or {})
+    targets = {id(n) for node in walk(statement) if isinstance(node, cst.AssignTarget) for n in walk(node.target)}
     for name in load_names(statement):
-        if name.value in state:
+        if name.value in state and id(name) not in targets:  # `w = tf.clip_by_value(w, ...)` binds a local
             replacements[id(name)] = lambda _, text=state[name.value]: cst.parse_expression(text)
         elif name.value in helper.config_params:
             replacements[id(name)] = lambda _, text=_attribute(name.value): cst.parse_expression(text)
