@@ -92,16 +92,19 @@ def first_refusal(findings) -> str:
     return ""
 
 
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return handle.read()
+
+
 def probe(record: dict, corpus_dir: str) -> dict | None:
     repo_dir = os.path.join(corpus_dir, record["repo"].replace("/", "+"))
     modules = repository_modules(record, repo_dir)
     if not modules:
         return None
-    with open(os.path.join(repo_dir, record["path"]), encoding="utf-8", errors="replace") as handle:
-        script = handle.read()
+    script = _read(os.path.join(repo_dir, record["path"]))
     try:
-        parts = [module_body(open(path, encoding="utf-8", errors="replace").read())
-                 for path in dict.fromkeys(modules.values())]
+        parts = [module_body(_read(path)) for path in dict.fromkeys(modules.values())]
         parts.append(script_body(script, set(modules)))
     except SyntaxError as error:
         return {"script": f"{record['repo']}:{record['path']}", "before": record["level"], "after": "skipped",

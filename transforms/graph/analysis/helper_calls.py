@@ -31,8 +31,9 @@ def helper_layer_uses(scanner, item: Item, facts) -> list[LayerUse]:
                                     item.scopes.prefix(True), item.scopes.reuse, factories))
             scanner.module_calls.append(call)
             facts.helper_calls.discard(name)  # no longer a helper that must only compute
-        elif variable_functions_called(helper, scanner):
-            converted = convert_module_composite(scanner, helper, call, item.scopes.prefix(True), item.scopes.reuse)
+        elif inner_calls := variable_functions_called(helper, scanner):
+            converted = convert_module_composite(scanner, helper, call, inner_calls, item.scopes.prefix(True),
+                                                 item.scopes.reuse)
             uses += _model_function_uses(scanner, item, helper, converted)
         elif is_layer_helper(helper, scanner.analyzer) or is_rnn_helper(helper, scanner.analyzer):
             if item.scopes.reuse:

@@ -31,16 +31,16 @@ def convert_layer_helper(scanner, helper: cst.FunctionDef, call: cst.Call) -> li
     none for a call that reuses the layers an earlier call built."""
     name = helper.name.value
     reuse = reuse_parameter(helper, scanner.analyzer, Category.LAYER)
-    arguments = _call_site_arguments(helper, call)
+    arguments = call_site_arguments(helper, call)
     mode = reuse_mode(helper, reuse, arguments, scanner.analyzer, call)
-    constants = _literal_parameters(helper, arguments, _module_constants(scanner.resolver.module, helper))
+    constants = literal_parameters(helper, arguments, module_constants(scanner.resolver.module, helper))
     if name in scanner.converted_helpers:
         _check_reusing_call(scanner, helper, call, mode, _settings(helper, arguments, constants, reuse))
         return []
     if mode == "True":
         raise Refusal(call, f"'{name}' is called with reuse=True before a call built its layers (TF1 raises here)")
     scanner.converted_helpers.add(name)
-    scanner.helper_scope_blocks += _scope_blocks(scanner, helper, reuse)
+    scanner.helper_scope_blocks += scope_blocks(scanner, helper, reuse)
     uses = []
     for node in walk(helper.body):
         if isinstance(node, cst.Call) and scanner.analyzer.category(node.func)[1] is Category.LAYER:
@@ -94,7 +94,7 @@ def _check_settings_without_calls(scanner, helper: cst.FunctionDef, use: LayerUs
                                     f"'{code(node.func)}' at each call (TF1 evaluated them again)")
 
 
-def _scope_blocks(scanner, helper: cst.FunctionDef, reuse: str | None) -> list[cst.With]:
+def scope_blocks(scanner, helper: cst.FunctionDef, reuse: str | None) -> list[cst.With]:
     """`with tf.variable_scope("LeNet"):` / `tf.name_scope` blocks in a model function: they only named
     the variables and ops, and the variables are now the layers' own, built outside the function, so
     the blocks are unwrapped (scopes that change what is built, such as `initializer`, are refused;
@@ -118,7 +118,7 @@ def _scope_blocks(scanner, helper: cst.FunctionDef, reuse: str | None) -> list[c
     return blocks
 
 
-def _call_site_arguments(helper: cst.FunctionDef, call: cst.Call) -> dict[str, cst.BaseExpression]:
+def call_site_arguments(helper: cst.FunctionDef, call: cst.Call) -> dict[str, cst.BaseExpression]:
     """Helper parameter -> the expression the call passes for it."""
     params = [param.name.value for param in helper.params.params]
     bound = {}
@@ -132,7 +132,7 @@ def _call_site_arguments(helper: cst.FunctionDef, call: cst.Call) -> dict[str, c
     return bound
 
 
-def _literal_parameters(helper: cst.FunctionDef, arguments: dict, module_constants: set[str]) -> dict[str, cst.BaseExpression]:
+def literal_parameters(helper: cst.FunctionDef, arguments: dict, module_constants: set[str]) -> dict[str, cst.BaseExpression]:
     """Parameters that hold a constant at the one call (a literal, passed or left at its default, or a
     module-level constant defined before the function) and that the function never rebinds: layer
     settings may read them, as that constant."""
@@ -147,7 +147,7 @@ def _literal_parameters(helper: cst.FunctionDef, arguments: dict, module_constan
     return constants
 
 
-def _module_constants(module: cst.Module, helper: cst.FunctionDef) -> set[str]:
+def module_constants(module: cst.Module, helper: cst.FunctionDef) -> set[str]:
     """Names bound once in the whole module, to a literal, by a module-level statement before `helper`."""
     counts: dict[str, int] = {}
     for node in walk(module):

@@ -352,10 +352,7 @@ def _instance_variables(helper, key) -> list[tuple[str, str | None]]:
     """(attribute, TF1 name) of a tf.Module instance's trainable variables, in creation order. `key`:
     the instance's construction arguments, as (parameter, code) pairs, and the variable-scope path
     of the call that made it ("D/")."""
-    defaults = dict(entry.split("=", 1) for entry in helper.init_signature if "=" in entry)
-    arguments, prefix = {**defaults, **dict(key[0])}, key[1]
-    stored = dict(re.fullmatch(r"self\.(\w+) = (\w+)", line).groups() for _, line in helper.init_entries
-                  if re.fullmatch(r"self\.(\w+) = (\w+)", line))
+    arguments, prefix, stored = helper.arguments(key[0]), key[1], helper.parameter_attributes()
     names = {}
     for scopes, line in helper.init_entries + helper.first_call_entries:
         attribute = re.match(r"self\.(\w+) = ", line)

@@ -30,8 +30,10 @@ _STATE_CATEGORIES = frozenset({Category.VARIABLE, Category.SCOPE, Category.LAYER
 _MODULE_CALLS = frozenset({None, Category.OP, Category.PYTHON, Category.INITIALIZER, Category.VARIABLE, Category.SCOPE})
 
 
-def _attribute(name: str) -> str:
+def attribute_of(name: str) -> str:
+    """The attribute a parameter or variable of the function is kept in."""
     return f"self._{name}" if name in _MODULE_ATTRIBUTES else f"self.{name}"
+
 
 
 def split_body(helper, analyzer, initializer_code, factories: dict[str, bool]) -> None:
@@ -86,10 +88,10 @@ def _new_attribute(helper, target: str) -> str:
     """The attribute a variable bound to `target` becomes: `self.weights`, then `self.weights_1` for the
     next variable bound to the same name (TF's mnist `inference` binds `weights` in each name scope)."""
     taken = {attribute for attribute, _ in helper.variables} | set(helper.config_params)
-    attribute, number = _attribute(target), 0
+    attribute, number = attribute_of(target), 0
     while attribute.removeprefix("self.") in taken:
         number += 1
-        attribute = _attribute(f"{target}_{number}")
+        attribute = attribute_of(f"{target}_{number}")
     return attribute
 
 
@@ -326,8 +328,8 @@ def _computation(helper, statement: cst.BaseStatement, state: dict[str, str],
         if name.value in state and id(name) not in targets:  # `w = tf.clip_by_value(w, ...)` binds a local
             replacements[id(name)] = lambda _, text=state[name.value]: cst.parse_expression(text)
         elif name.value in helper.config_params:
-            replacements[id(name)] = lambda _, text=_attribute(name.value): cst.parse_expression(text)
-            entry = ((), f"{_attribute(name.value)} = {name.value}")
+            replacements[id(name)] = lambda _, text=attribute_of(name.value): cst.parse_expression(text)
+            entry = ((), f"{attribute_of(name.value)} = {name.value}")
             if entry not in helper.init_entries:
                 helper.init_entries.insert(0, entry)
     return _render(statement, replacements)

@@ -36,8 +36,7 @@ from __future__ import annotations
 import libcst as cst
 
 from transforms.graph.layers.keras_layers import LayerUse
-from transforms.graph.layers.model_functions import (_call_site_arguments, _literal_parameters, _module_constants,
-                                                     _scope_blocks)
+from transforms.graph.layers.model_functions import call_site_arguments, literal_parameters, module_constants, scope_blocks
 from transforms.graph.structure.modules import is_graph_expression, instantiate, is_variable_helper, plan_module
 from transforms.graph.structure.scope_reuse import reuse_mode, reuse_parameter
 from transforms.common.graph_symbols import Category
@@ -53,15 +52,15 @@ def variable_functions_called(helper: cst.FunctionDef, scanner) -> list[cst.Call
             and is_variable_helper(scanner.helper_defs[node.func.value], scanner.analyzer, factories)]
 
 
-def convert_module_composite(scanner, helper: cst.FunctionDef, call: cst.Call, scope: str,
-                             reusing_scope: bool) -> list[LayerUse]:
-    """The tf.Module instances the calls in `helper` become, for its call `call` from graph code; none
-    for a call that reuses the variables of an earlier one. `scope`: the variable-scope path of the
-    call; `reusing_scope`: whether that scope was told `reuse_variables()`."""
+def convert_module_composite(scanner, helper: cst.FunctionDef, call: cst.Call, inner_calls: list[cst.Call],
+                             scope: str, reusing_scope: bool) -> list[LayerUse]:
+    """The tf.Module instances `inner_calls` (its calls of variable-making functions) become, for the
+    call `call` of `helper` from graph code; none for a call that reuses the variables of an earlier
+    one. `scope`: the variable-scope path of the call; `reusing_scope`: whether that scope was told
+    `reuse_variables()`."""
     name = helper.name.value
-    inner_calls = variable_functions_called(helper, scanner)
     reuse = reuse_parameter(helper, scanner.analyzer, Category.VARIABLE)
-    arguments = _call_site_arguments(helper, call)
+    arguments = call_site_arguments(helper, call)
     if reusing_scope and reuse is not None:
         raise Refusal(call, f"'{name}' sets its own reuse inside a scope told `reuse_variables()`")
     mode = "True" if reusing_scope else reuse_mode(helper, reuse, arguments, scanner.analyzer, call)
@@ -74,8 +73,8 @@ def convert_module_composite(scanner, helper: cst.FunctionDef, call: cst.Call, s
     if not reusing:
         _check_builds_nothing_else(scanner, helper)
         scanner.converted_helpers.add(name)
-        scanner.helper_scope_blocks += _scope_blocks(scanner, helper, reuse)
-    constants = _literal_parameters(helper, arguments, _module_constants(scanner.resolver.module, helper))
+        scanner.helper_scope_blocks += scope_blocks(scanner, helper, reuse)
+    constants = literal_parameters(helper, arguments, module_constants(scanner.resolver.module, helper))
     scope_paths = _variable_scope_paths(scanner, helper, constants, helper.body, scope, {})
     tensors = _tensor_names(scanner, helper, arguments)
     local = {assignment.name for assignment in scanner.resolver.scope(helper.body.body[0]).assignments}
@@ -83,6 +82,7 @@ def convert_module_composite(scanner, helper: cst.FunctionDef, call: cst.Call, s
     def is_tensor(node: cst.BaseExpression) -> bool:
         return any(n.value in tensors for n in load_names(node))
 
+    factories = scanner.state.factories
     uses = []
     for inner in inner_calls:
         function = scanner.helper_defs[inner.func.value]
@@ -90,7 +90,6 @@ def convert_module_composite(scanner, helper: cst.FunctionDef, call: cst.Call, s
             raise Refusal(inner, f"'{function.name.value}' is defined below '{name}', which calls it: its tf.Module "
                                  "class would not exist yet where the instances are made")
         known = _with_known_values(inner, constants, local, is_tensor, name)
-        factories = scanner.state.factories
         try:
             if function.name.value not in scanner.module_helpers:
                 scanner.module_helpers[function.name.value] = plan_module(

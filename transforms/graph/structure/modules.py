@@ -25,7 +25,7 @@ import libcst as cst
 
 from transforms.common.graph_symbols import Category
 from transforms.graph.layers.keras_layers import LayerUse
-from transforms.graph.structure.module_body import grouped, split_body
+from transforms.graph.structure.module_body import attribute_of, grouped, split_body
 from transforms.graph.structure.scope_reuse import reuse_mode, reuse_parameter
 from transforms.common.syntax import Refusal, code, string_value, walk
 
@@ -44,6 +44,15 @@ class ModuleHelper:
     variables: list[tuple[str, bool]] = field(default_factory=list)  # (attribute, trainable), in creation order
     built_at_first_call: bool = False       # its variables' shapes come from what it is given
     first_call_entries: list[tuple[tuple[str, ...], str]] = field(default_factory=list)  # variables made there
+
+    def arguments(self, passed: tuple[tuple[str, str], ...]) -> dict[str, str]:
+        """Parameter -> code of what an instance was made with: `passed` (an instance key's first part),
+        the function's defaults for the rest."""
+        return {**_defaults(self.function), **dict(passed)}
+
+    def parameter_attributes(self) -> dict[str, str]:
+        """Attribute (`_name`) -> the parameter that configures the variables it holds (`name`)."""
+        return {attribute_of(parameter).removeprefix("self."): parameter for parameter in self.config_params}
 
     def class_code(self) -> str:
         created = "created at its first call from its inputs' shapes" if self.built_at_first_call \
