@@ -543,3 +543,22 @@ def unwrapped_block(block: cst.With) -> cst.FlattenSentinel:
         else list(body.body)
     statements[0] = statements[0].with_changes(leading_lines=[*block.leading_lines, *statements[0].leading_lines])
     return cst.FlattenSentinel(statements)
+
+
+class LocalRenamer(cst.CSTTransformer):
+    """Parameters -> arguments and clashing locals -> fresh names (attribute names are left alone)."""
+
+    def __init__(self, renames: dict[str, str | cst.BaseExpression]) -> None:
+        self.renames = renames
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
+        return updated.with_changes(attr=original.attr)  # `x.shape`: only the object part is a variable
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        new = self.renames.get(original.value)
+        if new is None:
+            return updated
+        return cst.Name(new) if isinstance(new, str) else new
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated.with_changes(keyword=original.keyword)  # `f(size=size)`: the keyword is no variable

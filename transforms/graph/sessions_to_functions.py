@@ -27,9 +27,13 @@ optimizers, graph tensors, train and init ops, sessions, plain Python. Then:
   assigns every variable its initial value again, its `saver.restore` restores the checkpoint
   (transforms/graph/sessions/later_sessions.py).
 - a graph built by a function returning its placeholders and tensors in a dict or tuple
-  (`model = build_model()`, `model["loss"]`) is read as if built at the call, and helpers the session
-  is passed to (`evaluate(sess, model, ...)`) lose that parameter (transforms/graph/structure/builders.py,
-  transforms/graph/sessions/session_helpers.py, transforms/graph/structure/inline.py); so is a class holding the graph, its `__init__` read as
+  (`model = build_model()`, `model["loss"]`), or a function called once to build the training ops
+  (`train_op = training(loss, rate)`), is read as if built at the call; helpers the session is passed to
+  (`evaluate(sess, model, ...)`) lose that parameter, and the graph values every call passes them
+  (`do_eval(sess, eval_correct, images_placeholder, data)`); a function returning a feed dict
+  (`fill_feed_dict(data, images_pl, labels_pl)`) is written out at its calls
+  (transforms/graph/structure/builders.py, transforms/graph/sessions/session_helpers.py,
+  transforms/graph/structure/feed_functions.py, transforms/graph/structure/inline.py); so is a class holding the graph, its `__init__` read as
   such a builder and its methods that run the session as such helpers (transforms/graph/structure/classes.py).
   A class instantiated several times (a DQN's `mainQN` and `targetQN`) is written out once per
   instance, `mainQN.Qout` read as `mainQN_Qout` (transforms/graph/structure/class_instances.py).

@@ -56,7 +56,10 @@ from transforms.speed.fusion.draws import STEPS_PER_DRAW
 from transforms.speed.fusion.evaluation import flags_name, in_graph_evaluation, index_name
 from transforms.speed.fusion.names import loop_function_name, outputs_name, rows_name
 from transforms.speed.fusion.params import values_name
-from transforms.speed.fusion.plan import NO_STEP_CALL, REBOUND_LOOP_VARIABLE, Plan, calls_by_name, plan_fusion
+from transforms.speed.fusion.body import TWICE_PER_STEP
+from transforms.speed.fusion.merged_evaluations import merged_at, merged_evaluations
+from transforms.speed.fusion.plan import (NO_STEP_CALL, REBOUND_LOOP_VARIABLE, Plan, calls_by_name, loop_evaluations,
+                                         plan_fusion)
 from transforms.speed.fusion.scan import callee_name, calls_in, names_bound, names_loaded, names_read, parameter_names
 from transforms.common.qualnames import numpy_alias
 from transforms.common.syntax import fresh_name, walk, scan
@@ -91,6 +94,7 @@ class FuseStepLoops(TFTransform):
         self.hoisted: dict[cst.For, list[cst.FunctionDef]] = {}  # outermost loop -> defs placed before it
         self.hoist_to: dict[cst.For, cst.For] = {}  # fused loop -> where its multi-step function goes
         self.named: dict[cst.For, cst.For] = {}  # fused loop -> the same loop with the target it was planned with
+        self.merges: dict[cst.For, list[int]] = {}  # fused loop -> (start, count) of its evaluations merged
         return True
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -122,6 +126,11 @@ class FuseStepLoops(TFTransform):
             renamed = self._with_step_name(original)
             if renamed is not original:
                 node = renamed
+                plan, kept_chunks, anchor = self._plan(node, original)
+        if plan == TWICE_PER_STEP:
+            merge = merged_evaluations(node, loop_evaluations(node, self.facts))
+            if merge is not None:
+                node, *self.merges[original] = merge
                 plan, kept_chunks, anchor = self._plan(node, original)
         if plan is None:
             return
@@ -353,11 +362,13 @@ class FuseStepLoops(TFTransform):
         self.loops[-1].pop()
         plan = self.plans.get(node)
         statements: list[cst.BaseStatement] = [updated]
-        if node in self.named:  # planned with a fresh target
+        if node in self.named:  # planned with a fresh target, or its evaluations merged
             original = self.named[node]
             updated = updated.with_changes(target=original.target)
         else:
             original = node
+        if plan is not None and node in self.merges:
+            updated = merged_at(updated, *self.merges[node])
         if plan is not None:
             self.add_import("tensorflow", asname="tf")
             function = cst.parse_module(fused_function(plan, original, "tf")).body[0]

@@ -28,7 +28,7 @@ from libcst.metadata import PositionProvider, QualifiedNameProvider
 
 from transforms.speed.fusion.scan import names_bound
 from transforms.graph.layers.keras_layers import NameAllocator
-from transforms.common.syntax import Refusal, is_docstring, walk
+from transforms.common.syntax import LocalRenamer, Refusal, is_docstring, walk
 from transforms.base import TFTransform
 from transforms.speed.vectorize_dataset_maps import plain_parameters
 
@@ -128,22 +128,3 @@ def _shape(generator: cst.FunctionDef) -> tuple[list[cst.SimpleStatementLine], c
     if len(yields) != 1 or exits:
         raise Refusal(exits[0] if exits else generator, "the generator yields more than once or leaves its loop early")
     return pre, inner
-
-
-class LocalRenamer(cst.CSTTransformer):
-    """Parameters -> arguments and clashing locals -> fresh names (attribute names are left alone)."""
-
-    def __init__(self, renames: dict[str, str | cst.BaseExpression]) -> None:
-        self.renames = renames
-
-    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.Attribute:
-        return updated.with_changes(attr=original.attr)  # `x.shape`: only the object part is a variable
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        new = self.renames.get(original.value)
-        if new is None:
-            return updated
-        return cst.Name(new) if isinstance(new, str) else new
-
-    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
-        return updated.with_changes(keyword=original.keyword)  # `f(size=size)`: the keyword is no variable

@@ -31,9 +31,9 @@ from transforms.speed.fusion.prechecks import may_call_epoch_helper
 from transforms.speed.fusion.scan import callee_name, calls_in, names_bound
 from transforms.speed.fusion.state import TF_FUNCTION_IDENTIFIERS, ModuleFacts, shared_facts
 from transforms.graph.layers.keras_layers import NameAllocator
-from transforms.common.syntax import Refusal, code, is_docstring, walk, scan
+from transforms.common.syntax import LocalRenamer, Refusal, code, is_docstring, walk, scan
 from transforms.base import TFTransform
-from transforms.speed.inline_batch_generators import LITERALS, LocalRenamer
+from transforms.speed.inline_batch_generators import LITERALS
 from transforms.speed.vectorize_dataset_maps import plain_parameters
 
 EXITS = (cst.Return, cst.Yield, cst.Global, cst.Nonlocal, cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Await)

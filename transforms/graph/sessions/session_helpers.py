@@ -173,3 +173,53 @@ def _check_session_uses(resolver, helper: SessionHelper, parameter: str, session
                 raise Refusal(access.node, f"'{name}' does more with the session '{parameter}' than run it")
             if session != parameter:
                 helper.renames[id(access.node)] = cst.Name(session)
+
+
+def read_passed_names(resolver, helper: SessionHelper, renamed: dict[str, str]) -> None:
+    """A parameter every call passes the same graph value of the calling code, a name bound once there
+    by graph code (TensorFlow's tutorial `do_eval(sess, eval_correct, images_placeholder, ...)`), goes:
+    the helper, defined in the calling code or moving into it, reads that name itself (`renamed`: the
+    name it takes there, when a graph builder's result is renamed), so the graph values it gets are
+    the block's own."""
+    if isinstance(helper.caller, cst.Module):
+        return
+    caller_scope = resolver.scope(helper.caller.body.body[0])
+    scope = resolver.scope(helper.function.body.body[0])
+    own = {assignment.name for assignment in scope.assignments}
+    for parameter in helper.params:
+        if parameter in helper.removed:
+            continue
+        passed = {_passed_name(call, helper.params, parameter) for call in helper.calls}
+        name = passed.pop() if len(passed) == 1 else None
+        if name is None or (name in own and name != parameter) or len(caller_scope.assignments[name]) != 1 \
+                or not _bound_by_graph_code(resolver, next(iter(caller_scope.assignments[name])).node):
+            continue
+        if any(not isinstance(assignment.node, cst.Param) for assignment in scope.assignments[parameter]):
+            continue
+        helper.removed.add(parameter)
+        for assignment in scope.assignments[parameter]:
+            for access in assignment.references:
+                helper.renames[id(access.node)] = cst.Name(renamed.get(name, name))
+
+
+def _passed_name(call: cst.Call, params: list[str], parameter: str) -> str | None:
+    argument = bound_argument(call, params, parameter)
+    return argument.value.value if argument is not None and isinstance(argument.value, cst.Name) else None
+
+
+def _bound_by_graph_code(resolver, target: cst.CSTNode) -> bool:
+    """Whether the assignment binding `target` calls TensorFlow beyond its Python utilities, or the
+    program's own functions or classes (a model, a graph builder)."""
+    assign = resolver.parent(target)
+    while assign is not None and not isinstance(assign, (cst.Assign, cst.BaseCompoundStatement)):
+        assign = resolver.parent(assign)
+    if not isinstance(assign, cst.Assign):
+        return False
+    program = {s.name.value for s in resolver.module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
+    for call in calls_under(assign.value):
+        name = resolver.tf_name(call.func)
+        if name is not None and categorize(name)[0] is not Category.PYTHON:
+            return True
+        if isinstance(call.func, cst.Name) and call.func.value in program:
+            return True
+    return False

@@ -1,20 +1,28 @@
-"""Graph builders: a module-level function that creates placeholders and returns them, with the
-tensors it built, as a dict literal with string keys (`return {"x": x, "loss": loss}`) or as a tuple
-of names, called once by the code that runs the session (`model = build_model(5)`).
+"""Graph builders: module-level functions whose bodies TFM201 reads where they are called.
 
-Its body is read as if it stood at the call: that statement becomes the builder's parameters bound
-to the call's arguments followed by the builder's body, `model["loss"]` becomes `loss` (also inside
-session helpers the dict is passed to, see transforms/graph/sessions/session_helpers.py), a tuple result's names become
-the builder's, and the function goes. The whole graph is then in one block, as TFM201 reads it.
-Names of the builder that the calling code also uses take the name `<result>_<name>`; a parameter
-passed the caller's variable of its own name reads that variable; a default that is not a literal
-stays where the function was defined, bound to a module name (TF initializers aside, see
-_evaluated_defaults).
+- The function creating the placeholders, returning them with the tensors it built as a dict literal
+  with string keys (`return {"x": x, "loss": loss}`), a tuple of names or one value, called once by
+  the code that runs the session (`model = build_model(5)`).
+- Functions building the training or summary ops, which a helper or a tf.Module cannot hold (TF's
+  tutorial: `train_op = training(loss, rate)` making the summary, the optimizer and the global step),
+  called once that way; called otherwise, they are left to the graph helpers' own rules.
 
-Refused, because the substitution could change the program: a builder called more than once or
-other than as `name = builder(...)` at the top level of a block, any return but the last statement,
-keys that are not string literals, a key the dict lacks, the dict mutated or passed to code other
-than session helpers, and names the builder reads that the calling code binds to something else."""
+The call may stand in graph-context blocks (`with tf.Graph().as_default():`, scopes), which TFM201
+reads as flat. Its body is read as if it stood at the call: that statement becomes the builder's
+parameters bound to the call's arguments followed by the builder's body, `model["loss"]` becomes
+`loss` (also inside session helpers the dict is passed to, see transforms/graph/sessions/session_helpers.py),
+a tuple result's names become the builder's, a returned expression is bound to the call's target,
+and the function goes. The whole graph is then in one block, as TFM201 reads it.
+Names of the builder that the calling code (or another builder written out there) also uses take the
+name `<result>_<name>`; a parameter passed the caller's variable of its own name reads that variable;
+a default that is not a literal stays where the function was defined, bound to a module name (TF
+initializers aside, see _evaluated_defaults).
+
+Refused, because the substitution could change the program: a placeholder builder called more than
+once or other than as `name = builder(...)` at the top level of a block, any return but the last
+statement, keys that are not string literals, a key the dict lacks, the dict mutated or passed to
+code other than session helpers, and names the builder reads that the calling code binds to
+something else."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -46,15 +54,28 @@ class Builder:
         return self.local_names.get(name, name)
 
 
-def find_builder(resolver) -> Builder | None:
-    """The program's graph builder, or None when placeholders are not created by a separate function."""
-    candidates = [s for s in resolver.module.body if isinstance(s, cst.FunctionDef) and _creates(resolver, s)]
-    if len(candidates) != 1:
-        return None
-    function = candidates[0]
-    if _creates(resolver, function, Category.SESSION) or not _session_elsewhere(resolver, function):
-        return None
-    return _read_builder(resolver, function)
+# What a function may build only where its graph is written out: as a helper or a tf.Module it is refused.
+TRAINING_CATEGORIES = (Category.OPTIMIZER, Category.REFUSED_OPTIMIZER, Category.SUMMARY, Category.GLOBAL_STEP)
+
+
+def find_builders(resolver) -> list[Builder]:
+    """The program's graph builders: the function creating its placeholders, if one separate function
+    does, and the functions building its training or summary ops that are called once in a way that
+    can be written out (the tutorial's `train_op = training(loss, rate)`)."""
+    functions = [s for s in resolver.module.body if isinstance(s, cst.FunctionDef)]
+    placeholder_makers = [function for function in functions if _creates(resolver, function)]
+    writable = [function for function in functions if not _creates(resolver, function, Category.SESSION)
+                and _session_elsewhere(resolver, function)]
+    builders = []
+    if len(placeholder_makers) == 1 and placeholder_makers[0] in writable:
+        builders.append(_read_builder(resolver, placeholder_makers[0]))
+    for function in writable:
+        if function not in placeholder_makers and any(_creates(resolver, function, c) for c in TRAINING_CATEGORIES):
+            try:
+                builders.append(_read_builder(resolver, function))
+            except Refusal:
+                continue  # called otherwise: the graph helpers' own rules judge it
+    return builders
 
 
 def _creates(resolver, node: cst.CSTNode, category: Category = Category.PLACEHOLDER) -> bool:
@@ -91,11 +112,33 @@ def _read_builder(resolver, function: cst.FunctionDef) -> Builder:
             builder.outputs[key] = key
             builder.hoisted[key] = element.value
         return builder
+    if not isinstance(returned, cst.Tuple):
+        return _single_result_builder(resolver, function, call, line, target, returned)
     if not (isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == len(returned.elements)
             and all(isinstance(e.value, cst.Name) for e in target.elements)):
         raise Refusal(target, f"the tuple '{name}' returns must be unpacked into as many names")
     outputs = {t.value.value: r.value.value for t, r in zip(target.elements, returned.elements)}
     return Builder(function, call, line, owner_of(resolver, line), outputs, None)
+
+
+def _single_result_builder(resolver, function: cst.FunctionDef, call: cst.Call, line: cst.SimpleStatementLine,
+                           target: cst.BaseAssignTargetExpression, returned: cst.BaseExpression) -> Builder:
+    """`train_op = training(loss, rate)` over `return train_op` (the caller's name becomes the builder's)
+    or over `return <expression>` (bound to the caller's name at the end of the written-out body)."""
+    name = function.name.value
+    if not isinstance(target, cst.Name):
+        raise Refusal(target, f"the value '{name}' returns must be bound to one name")
+    builder = Builder(function, call, line, owner_of(resolver, line), {}, None)
+    if isinstance(returned, cst.Name):
+        builder.outputs[target.value] = returned.value
+        return builder
+    own = {assignment.name for assignment in resolver.scope(function.body.body[0]).assignments}
+    if target.value in own:
+        raise Refusal(returned, f"graph builder '{name}' returns an expression and has a name of its own "
+                                f"'{target.value}'; bind the expression to a name first")
+    builder.outputs[target.value] = target.value
+    builder.hoisted[target.value] = returned
+    return builder
 
 
 def _the_call(resolver, function: cst.FunctionDef) -> tuple[cst.SimpleStatementLine, cst.Call]:
@@ -108,22 +151,44 @@ def _the_call(resolver, function: cst.FunctionDef) -> tuple[cst.SimpleStatementL
     call = resolver.parent(accesses[0].node)
     assign = resolver.parent(call) if isinstance(call, cst.Call) else None
     line = resolver.parent(assign) if isinstance(assign, cst.Assign) else None
-    holder = resolver.parent(line) if isinstance(line, cst.SimpleStatementLine) else None
-    at_top = isinstance(holder, cst.Module) or (isinstance(holder, cst.IndentedBlock) and isinstance(
-        resolver.parent(holder), cst.FunctionDef) and isinstance(resolver.parent(resolver.parent(holder)), cst.Module))
+    at_top = isinstance(line, cst.SimpleStatementLine) and _at_top_of_code(resolver, line)
     if not (at_top and len(line.body) == 1 and len(assign.targets) == 1 and call.func is accesses[0].node):
         raise Refusal(accesses[0].node, f"graph builder '{name}' must be called as `result = {name}(...)` at "
                                         "the top level of the code that runs the session")
     return line, call
 
 
-def _returned(function: cst.FunctionDef) -> cst.Dict | cst.Tuple:
+def _at_top_of_code(resolver, line: cst.SimpleStatementLine) -> bool:
+    """Whether `line` is a statement of the module or of a module-level function, directly or inside
+    graph-context blocks (`with tf.Graph().as_default():`, scopes), which TFM201 reads as flat."""
+    holder = resolver.parent(line)
+    while isinstance(holder, cst.IndentedBlock) and isinstance(block := resolver.parent(holder), cst.With) \
+            and all(is_graph_context(resolver, item.item) for item in block.items):
+        holder = resolver.parent(block)
+    if isinstance(holder, cst.Module):
+        return True
+    return isinstance(holder, cst.IndentedBlock) and isinstance(resolver.parent(holder), cst.FunctionDef) \
+        and isinstance(resolver.parent(resolver.parent(holder)), cst.Module)
+
+
+def is_graph_context(resolver, node: cst.BaseExpression) -> bool:
+    """`tf.Graph().as_default()`, `graph.as_default()`, `tf.name_scope(...)` / `tf.variable_scope(...)`,
+    `tf.device(...)`: contexts that only name ops or choose where they go."""
+    if not isinstance(node, cst.Call):
+        return False
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value == "as_default" and not node.args:
+        return True
+    name = resolver.tf_name(node.func)
+    return name is not None and categorize(name)[0] in (Category.GRAPH_CONTEXT, Category.SCOPE)
+
+
+def _returned(function: cst.FunctionDef) -> cst.BaseExpression:
     name = function.name.value
     body = list(function.body.body)
     last = body[-1]
     small = last.body[0] if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 else None
     if not isinstance(small, cst.Return):
-        raise Refusal(last, f"graph builder '{name}' must end with `return {{...}}` or `return a, b`")
+        raise Refusal(last, f"graph builder '{name}' must end with `return {{...}}`, `return a, b` or `return a`")
     for node in walk_outside_functions(function.body):  # a function defined there returns for itself
         if isinstance(node, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal)) and node is not small:
             raise Refusal(node, f"graph builder '{name}' returns, yields or declares names before its end")
@@ -138,19 +203,24 @@ def _returned(function: cst.FunctionDef) -> cst.Dict | cst.Tuple:
     if isinstance(value, cst.Tuple) and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name)
                                             for e in value.elements):
         return value
-    raise Refusal(small, f"graph builder '{name}' must return a dict literal with string keys or a tuple of names")
+    if value is None or isinstance(value, cst.Tuple):
+        raise Refusal(small, f"graph builder '{name}' must return a dict literal with string keys, a tuple of "
+                             "names or one value")
+    return value
 
 
 # -- the substitution --------------------------------------------------------------------------------
 
-def inline_builder(resolver, builder: Builder, helpers: dict[str, SessionHelper]) -> dict:
-    """Replacements (by id of original nodes) that inline the builder; checks names first."""
-    _check_names(resolver, builder, helpers)
+def inline_builder(resolver, builder: Builder, helpers: dict[str, SessionHelper], others: list[Builder]) -> dict:
+    """Replacements (by id of original nodes) that inline the builder (`others`: the program's other
+    builders, written out beside it); checks names first."""
+    _check_names(resolver, builder, helpers, others)
     defaults = _evaluated_defaults(resolver, builder)
     replacements = {id(builder.function): lambda _: cst.FlattenSentinel(defaults) if defaults
                     else cst.RemovalSentinel.REMOVE}
-    body = _inlined_body(builder)
-    replacements[id(builder.line)] = lambda _: cst.FlattenSentinel(body)
+    _inlined_body(builder, builder.call)  # refuses now, not in the middle of the rewrite
+    # The call as rewritten: its arguments may read names another builder's results were renamed to.
+    replacements[id(builder.line)] = lambda updated: cst.FlattenSentinel(_inlined_body(builder, updated.body[0].value))
     if builder.result is None:
         replacements.update(_tuple_renames(resolver, builder))
     else:
@@ -158,9 +228,9 @@ def inline_builder(resolver, builder: Builder, helpers: dict[str, SessionHelper]
     return replacements
 
 
-def _inlined_body(builder: Builder) -> list[cst.BaseStatement]:
+def _inlined_body(builder: Builder, call: cst.Call) -> list[cst.BaseStatement]:
     function, params = builder.function, plain_parameters(builder.function)
-    bound = {p: arg.value for p in params if (arg := bound_argument(builder.call, params, p)) is not None}
+    bound = {p: arg.value for p in params if (arg := bound_argument(call, params, p)) is not None}
     defaults = {p.name.value: p.default for p in function.params.params if p.default is not None}
     bindings = []
     for param in params:
@@ -190,9 +260,10 @@ def _is_docstring(node: cst.BaseStatement) -> bool:
         and isinstance(node.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
 
 
-def _check_names(resolver, builder: Builder, helpers: dict[str, SessionHelper]) -> None:
-    """The builder's names that the code it moves into also uses take the name `<result>_<name>`, and
-    the names it reads there must mean what they meant at module level."""
+def _check_names(resolver, builder: Builder, helpers: dict[str, SessionHelper], others: list[Builder]) -> None:
+    """The builder's names that the code it moves into also uses (other builders written out there
+    included) take the name `<result>_<name>`, and the names it reads there must mean what they meant
+    at module level."""
     function = builder.function
     scope = resolver.scope(function.body.body[0])
     own = {assignment.name for assignment in scope.assignments} | set(builder.hoisted)
@@ -201,7 +272,7 @@ def _check_names(resolver, builder: Builder, helpers: dict[str, SessionHelper]) 
     if isinstance(builder.caller, cst.Module):
         elsewhere = [s for s in builder.caller.body if s is not function]
     else:
-        elsewhere = [builder.caller, *moving]
+        elsewhere = [builder.caller, *moving, *(other.function for other in others if other.caller is builder.caller)]
     used = {n.value for node in elsewhere for n in load_names(node, parameters=True)}
     used -= set(builder.outputs) if builder.result is None else set()
     builder.passed_through = _passed_through(resolver, builder, scope)

@@ -1,6 +1,10 @@
-"""Programs whose graph is built by a builder function (transforms/graph/structure/builders.py) or whose session is passed
-to helper functions (transforms/graph/sessions/session_helpers.py) are first rewritten into the shape TFM201 reads (one
-block building the graph, run sites reading the session by its own name), then converted as usual.
+"""Programs whose graph is built by builder functions (transforms/graph/structure/builders.py), whose
+session is passed to helper functions (transforms/graph/sessions/session_helpers.py), whose summaries
+are attached by helpers (summary_helpers.py) or whose feed dicts are made by functions
+(feed_functions.py) are first rewritten into the shape TFM201 reads (one block building the graph, run
+sites reading the session by its own name and feeding dicts written where they run), then converted
+as usual. A session helper moves into the function calling it, before the first statement that calls
+it, inside the graph-context blocks around that statement.
 
 The rewritten module keeps the original nodes wherever it did not change them and remembers, for the
 nodes it rebuilt, which original node each stands for: findings and the harness's run-site lines
@@ -10,10 +14,12 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from transforms.graph.structure.builders import find_builder, inline_builder
+from transforms.graph.structure.builders import find_builders, inline_builder, is_graph_context
+from transforms.graph.structure.feed_functions import feed_function_replacements, find_feed_functions
 from transforms.graph._pipeline import GraphProgram
 from transforms.graph.analysis.resolver import GraphResolver
-from transforms.graph.sessions.session_helpers import SessionHelper, bound_argument, session_helpers, session_name
+from transforms.graph.sessions.session_helpers import (SessionHelper, bound_argument, read_passed_names, session_helpers,
+                                                      session_name)
 from transforms.graph.sessions.sessions import find_sessions
 from transforms.graph.structure.summary_helpers import (find_summary_helpers, summary_helper_replacements,
                                                          taken_names)
@@ -71,12 +77,22 @@ def inlined_program(transform, module: cst.Module) -> InlinedProgram | None:
     find_sessions(resolver)
     session = session_name(resolver)
     helpers = session_helpers(resolver, session) if session else {}
-    builder = find_builder(resolver)
+    builders = find_builders(resolver)
     summary_helpers = find_summary_helpers(resolver)
-    if builder is None and not helpers and not summary_helpers:
+    feed_functions = find_feed_functions(resolver)
+    if not builders and not helpers and not summary_helpers and not feed_functions:
         return None
-    replacements = inline_builder(resolver, builder, helpers) if builder else {}
-    replacements.update(summary_helper_replacements(summary_helpers, taken_names(module)))
+    replacements = {}
+    for builder in builders:
+        replacements.update(inline_builder(resolver, builder, helpers, [b for b in builders if b is not builder]))
+    renamed = {target: own for builder in builders if builder.result is None for target, own in builder.outputs.items()}
+    for helper in helpers.values():
+        read_passed_names(resolver, helper, renamed)
+    taken = taken_names(module)
+    replacements.update(summary_helper_replacements(summary_helpers, taken))
+    written_out = feed_function_replacements(resolver, feed_functions, taken, [b.function for b in builders])
+    if not written_out.keys() & replacements.keys():  # a line another rewrite takes is not written out twice
+        replacements.update(written_out)
     for helper in helpers.values():
         _check_move(resolver, helper, session)
         replacements.update(_helper_replacements(helper))
@@ -85,8 +101,8 @@ def inlined_program(transform, module: cst.Module) -> InlinedProgram | None:
     for helper in helpers.values():
         if helper.moves:
             rewritten = _move(resolver, rewritten, helper, replacer)
-    fallback = builder.line if builder else (next(iter(helpers.values())).function if helpers
-                                             else summary_helpers[0].function)
+    fallback = builders[0].line if builders else next(iter(helpers.values())).function if helpers \
+        else summary_helpers[0].function if summary_helpers else feed_functions[0].function
     return InlinedProgram(transform, rewritten, replacer.origins, fallback)
 
 
@@ -126,23 +142,42 @@ def _without(nodes, flags: list[bool]) -> list:
 
 def _move(resolver, module: cst.Module, helper: SessionHelper, replacer: _TrackingReplacer) -> cst.Module:
     """Take the rewritten helper out of the module body and define it in its caller, before the
-    caller's first statement that calls it."""
+    caller's first statement that calls it (inside the graph-context blocks around that statement,
+    where the names of the graph it reads are bound)."""
     rewritten = moved = replacer.results[id(helper.function)]
     caller = replacer.results[id(helper.caller)]
-    first_calls = [s for s in helper.caller.body.body if any(n is call for call in helper.calls for n in walk(s))]
-    target = replacer.results[id(first_calls[0])]
     comments = [line for line in moved.leading_lines if line.comment is not None]
     moved = moved.with_changes(leading_lines=[cst.EmptyLine(indent=False), *comments])
-    body = []
-    for statement in caller.body.body:
-        if statement is target:
-            body.append(moved)
-            if not any(line.comment is None for line in statement.leading_lines):
-                statement = statement.with_changes(leading_lines=[cst.EmptyLine(indent=False), *statement.leading_lines])
-                replacer.results[id(first_calls[0])] = statement  # where a helper first called there too goes
-        body.append(statement)
+    body = _inserted(resolver, helper, list(helper.caller.body.body), list(caller.body.body), moved, replacer)
     new_caller = caller.with_changes(body=caller.body.with_changes(body=body))
     replacer.origins.add(new_caller, helper.caller)
     replacer.results[id(helper.caller)] = new_caller  # where the next helper that moves goes
     statements = [new_caller if s is caller else s for s in module.body if s is not rewritten]
     return module.with_changes(body=statements)
+
+
+def _inserted(resolver, helper: SessionHelper, originals: list[cst.BaseStatement], body: list[cst.BaseStatement],
+              moved: cst.FunctionDef, replacer: _TrackingReplacer) -> list[cst.BaseStatement]:
+    """`body` (the rewritten `originals`) with `moved` before the first statement calling the helper."""
+    first = next(s for s in originals if any(n is call for call in helper.calls for n in walk(s)))
+    target = replacer.results.get(id(first))
+    if target is None or not any(statement is target for statement in body):
+        raise Refusal(first, f"'{helper.function.name.value}' cannot be moved before its first call")
+    if isinstance(first, cst.With) and isinstance(first.body, cst.IndentedBlock) \
+            and all(is_graph_context(resolver, item.item) for item in first.items):
+        inner = _inserted(resolver, helper, list(first.body.body), list(target.body.body), moved, replacer)
+        block = target.with_changes(body=target.body.with_changes(body=inner))
+        replacer.results[id(first)] = block
+        return [block if statement is target else statement for statement in body]
+    if not any(line.comment is None for line in target.leading_lines):
+        spaced = target.with_changes(leading_lines=[cst.EmptyLine(indent=False), *target.leading_lines])
+        replacer.results[id(first)] = spaced  # where a helper first called there too goes
+    else:
+        spaced = target
+    placed = []
+    for statement in body:
+        if statement is target:
+            placed += [moved, spaced]
+        else:
+            placed.append(statement)
+    return placed

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from transforms.common.graph_symbols import Category, categorize
-from transforms.common.syntax import load_names, walk
+from transforms.common.syntax import LocalRenamer, load_names, walk
 from transforms.graph.sessions.session_helpers import bound_argument
 
 
@@ -54,30 +54,9 @@ def _inlined(helper: SummaryHelper, line: cst.SimpleStatementLine, taken: set[st
     arguments = {p: bound_argument(call, helper.params, p).value.value for p in helper.params}
     prefix = "_".join(arguments.values())
     renames = {**arguments, **{name: _fresh(f"{prefix}_{name}", taken) for name in helper.locals}}
-    statements = [s.deep_clone().visit(_Renamer(renames)) for s in _body(helper.function)]
+    statements = [s.deep_clone().visit(LocalRenamer(renames)) for s in _body(helper.function)]
     statements[0] = statements[0].with_changes(leading_lines=line.leading_lines)
     return statements
-
-
-class _Renamer(cst.CSTTransformer):
-    """Renames the names of a body, not attribute names or keywords."""
-
-    def __init__(self, renames: dict[str, str]) -> None:
-        super().__init__()
-        self.renames = renames
-        self.kept: set[int] = set()
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self.kept.add(id(node.attr))
-
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self.kept.add(id(node.keyword))
-
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
-        if id(original_node) in self.kept:
-            return updated_node
-        return updated_node.with_changes(value=self.renames.get(updated_node.value, updated_node.value))
 
 
 def _fresh(name: str, taken: set[str]) -> str:

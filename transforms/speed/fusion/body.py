@@ -12,6 +12,8 @@ from transforms.speed.fusion.scan import calls_in, names_bound, names_read
 from transforms.common.syntax import only_small_statement, scan
 
 
+TWICE_PER_STEP = "loop body calls tf.functions twice per step (e.g. an evaluation reading the weights mid-training)"
+
 def scheduled_values(checker: IndexChecker, copied, calls) -> dict[str, cst.BaseExpression]:
     """Copied values that are not index arithmetic but plain Python numbers of the step (a learning
     rate schedule), fed to a step (`calls`: the step calls) whole and read by nothing else the graph repeats."""
@@ -188,7 +190,7 @@ def evaluation_problem(body, index: int, copied, evaluations, checker: IndexChec
     step (they are plain functions of the loop variable and invariants), unless Python work is
     replayed step by step."""
     if len(evaluations) != 1:
-        return "loop body calls tf.functions twice per step (e.g. an evaluation reading the weights mid-training)"
+        return TWICE_PER_STEP
     evaluation = evaluations[0]
     first = evaluation_first(body, index, copied, evaluation)
     if body.index(evaluation) < index and not first:

@@ -33,6 +33,7 @@ from transforms.common.syntax import only_small_statement
 from transforms.speed.fusion.scan import calls_in, names_read
 
 SPLITS = frozenset({"train", "validation", "test"})
+LOADER_OPTIONS = ("fake_data", "shuffle")
 STEPS_PER_DRAW = 100  # steps whose batches are drawn, stacked and run per call: 31 MB of MNIST at 100 a batch
 
 
@@ -43,27 +44,42 @@ class Draw:
     dataset: str | None  # the name bound to the loader's result; None for NumPy random numbers
     hoisted: bool = False  # an argument of a step call (`step(x, sample_z(n, dim))`), given a name of its own
     reshapes: str | None = None  # `x = x.reshape(shape)` after the draw binding `x`: the name reshaped
+    shaped: bool = True  # whether the batches' shapes are known to be the same (the loader's, NumPy's)
 
     def label(self) -> str:
         """How a finding names the draw."""
         return self.names[0] if self.names else self.reshapes or cst.Module([]).code_for_node(self.statement).strip()
 
 
-def batch_draw(statement: cst.BaseStatement, datasets: frozenset[str]) -> Draw | None:
-    """`x, y = data.train.next_batch(n)` (or `batch = ...`) on a name of `datasets`, with `n` passed
-    positionally alone; None for anything else."""
+def batch_draw(statement: cst.BaseStatement, datasets: frozenset[str], sources: frozenset[str]) -> Draw | None:
+    """`x, y = data.train.next_batch(n)` (or `batch = ...`) on a name of `datasets` (the loader's
+    `fake_data` and `shuffle` may follow `n`), or `x, y = source.next_batch(...)` on a name of
+    `sources` (objects of the program's data-set classes, fusion/batch_sources.py), its arguments
+    calling nothing; None for anything else."""
     small = only_small_statement(statement)
     if not (isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.value, cst.Call)):
         return None
     call, names = small.value, tuple(plain_targets(small.targets[0].target))
     func = call.func
-    split = func.value if isinstance(func, cst.Attribute) and func.attr.value == "next_batch" else None
-    if not (names and isinstance(split, cst.Attribute) and split.attr.value in SPLITS
-            and isinstance(split.value, cst.Name) and split.value.value in datasets):
+    owner = func.value if isinstance(func, cst.Attribute) and func.attr.value == "next_batch" else None
+    if not names or any(arg.star or calls_in(arg.value) for arg in call.args):
         return None
-    if len(call.args) != 1 or call.args[0].keyword or call.args[0].star or calls_in(call.args[0].value):
+    if isinstance(owner, cst.Name) and owner.value in sources:
+        return Draw(statement, names, owner.value, shaped=False)
+    if not (isinstance(owner, cst.Attribute) and owner.attr.value in SPLITS
+            and isinstance(owner.value, cst.Name) and owner.value.value in datasets):
         return None
-    return Draw(statement, names, split.value.value)
+    if not call.args or call.args[0].keyword or not _loader_options(call.args[1:]):
+        return None
+    return Draw(statement, names, owner.value.value)
+
+
+def _loader_options(args) -> bool:
+    """`fake_data` and `shuffle` after the batch size, positionally or by keyword: they change which
+    rows a batch takes, not how many."""
+    return len(args) <= 2 and all(arg.keyword is None and not any(a.keyword for a in args[:index])
+                                  or arg.keyword is not None and arg.keyword.value in LOADER_OPTIONS
+                                  for index, arg in enumerate(args))
 
 
 def random_draw(statement: cst.BaseStatement, fixed_shape_draw) -> Draw | None:

@@ -47,14 +47,35 @@ def values_name(name: str) -> str:
 
 
 def _stacked_spec(spec: cst.BaseExpression) -> cst.BaseExpression | None:
-    """`tf.TensorSpec([...], dtype)` (or a shape tuple) -> the spec of one value per step: `[None, ...]`."""
-    if not isinstance(spec, cst.Call) or not spec.args or not isinstance(spec.args[0].value, (cst.List, cst.Tuple)):
+    """`tf.TensorSpec([...], dtype)` (or a shape tuple, or one dimension: `(batch_size)`) -> the spec
+    of one value per step: `[None, ...]`."""
+    shape = _shape(spec)
+    if shape is None:
         return None
-    shape = spec.args[0].value
     first = cst.Element(cst.Name("None"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if
                         shape.elements else cst.MaybeSentinel.DEFAULT)
     return spec.with_changes(args=[spec.args[0].with_changes(value=shape.with_changes(
         elements=[first, *shape.elements])), *spec.args[1:]])
+
+
+def _shape(spec: cst.BaseExpression) -> cst.List | cst.Tuple | None:
+    """The shape of `tf.TensorSpec(shape, dtype)` as a list or tuple display; a single dimension
+    (an integer, or a name in parentheses, as TF1 programs wrote `shape=(batch_size)`) as a list of it."""
+    if not isinstance(spec, cst.Call) or not spec.args:
+        return None
+    shape = spec.args[0].value
+    if isinstance(shape, (cst.List, cst.Tuple)):
+        return shape
+    if isinstance(shape, cst.Integer) or isinstance(shape, cst.Name) and shape.lpar:
+        return cst.List([cst.Element(shape.with_changes(lpar=(), rpar=()))])
+    return None
+
+
+def fixes_shape(spec: cst.BaseExpression) -> bool:
+    """Whether a stacked spec (`_stacked_spec`'s) fixes every dimension of one value."""
+    shape = _shape(spec)
+    return shape is not None and not any(isinstance(e.value, cst.Name) and e.value.value == "None"
+                                         for e in shape.elements[1:])
 
 
 def _batch_spec(spec: cst.BaseExpression) -> cst.BaseExpression | None:

@@ -31,9 +31,10 @@ from transforms.speed.fusion.body import (
     named_problem,
     plain_python_problem,
     scheduled_values,
+    TWICE_PER_STEP,
 )
 from transforms.speed.fusion.draws import Draw, batch_draw, draws_problem, hoisted_draws, random_draw, reshaped_draw
-from transforms.speed.fusion.params import loop_params, values_name
+from transforms.speed.fusion.params import fixes_shape, loop_params, values_name
 from transforms.speed.fusion.scan import callee_name, calls_in, leaving_statement, names_bound
 from transforms.common.syntax import only_small_statement
 from transforms.speed.fusion.state import ModuleFacts, StepFunction
@@ -98,7 +99,7 @@ def plan_fusion(loop: cst.For, facts: ModuleFacts) -> Plan | str:
     leaving = leaving_statement(body)
     if leaving is not None:
         return f"loop body contains `{type(leaving).__name__}`; the steps could not all run first"
-    evaluations = evaluation_blocks(body, state | (opaque - names_bound(body)), call_problem, logs)
+    evaluations = loop_evaluations(loop, facts)
     draws = _draws(body, facts)
     found = _step_calls([s for s in body if s not in evaluations], steps, not evaluations or bool(draws))
     if found == NO_STEP_CALL:  # the step is called only under an `if`: say so
@@ -132,7 +133,7 @@ def plan_fusion(loop: cst.For, facts: ModuleFacts) -> Plan | str:
             not evaluation_first(body, index, [*copied, *run_once], evaluations[0]):
         return "loop draws its batches ahead and evaluates between its draws and its steps"
     if evaluations and more and not draws:
-        return "loop body calls tf.functions twice per step (e.g. an evaluation reading the weights mid-training)"
+        return TWICE_PER_STEP
     per_step = {name: value for s in copied for name, value in assigned_pairs(s)}
     if any(bound_count(body, name) != 1 for name in per_step):
         return "a value the step call reads is bound more than once in the loop body"
@@ -174,9 +175,20 @@ def plan_fusion(loop: cst.For, facts: ModuleFacts) -> Plan | str:
     params += tuple((name, cst.parse_expression(INDEX_SPEC)) for name in indices)
     if draws and not {values_name(name) for name in drawn} & {name for name, _ in params}:
         return "loop draws batches ahead but feeds none of them to the step"
+    unshaped = [name for draw in draws if not draw.shaped for name in draw.names if name != "_"]
+    loose = [name for name in unshaped if not fixes_shape(dict(params).get(values_name(name), cst.Name("None")))]
+    if loose:
+        return (f"`{loose[0]}` comes from the program's own `next_batch`, and the step's input_signature does not "
+                "fix its shape: its batches might not stack")
     return Plan(step, call, index, tuple(copied), tuple(scheduled.items()), params,
                 checker.facts.uses_loop_var or bool(scheduled), tuple(evaluations), tuple(run_once), indices, more,
                 drawn=tuple(draws))
+
+
+def loop_evaluations(loop: cst.For, facts: ModuleFacts) -> list[cst.If]:
+    """The `if` blocks of the loop body that evaluate (body.evaluation_blocks)."""
+    body = list(loop.body.body)
+    return evaluation_blocks(body, facts.state | (facts.opaque - names_bound(body)), facts.call_problem, facts.logs)
 
 
 def _draws(body: list[cst.BaseStatement], facts: ModuleFacts) -> list[Draw]:
@@ -184,7 +196,8 @@ def _draws(body: list[cst.BaseStatement], facts: ModuleFacts) -> list[Draw]:
     found: list[Draw] = []
     for statement in body:
         drawn = {name for draw in found for name in draw.names}
-        draw = batch_draw(statement, facts.datasets) or random_draw(statement, facts.fixed_shape_draw) or \
+        draw = batch_draw(statement, facts.datasets, facts.batch_sources) or \
+            random_draw(statement, facts.fixed_shape_draw) or \
             reshaped_draw(statement, drawn)
         if draw is not None:
             found.append(draw)
@@ -212,7 +225,7 @@ def _step_calls(body, steps, several: bool):
         return NO_STEP_CALL
     names = [callee_name(c) for _, c in calls]
     if len(calls) > 1 and (not several or len(set(names)) < len(names) or len({i for i, _ in calls}) < len(calls)):
-        return "loop body calls tf.functions twice per step (e.g. an evaluation reading the weights mid-training)"
+        return TWICE_PER_STEP
     found = []
     for index, call in calls:
         statement = body[index]

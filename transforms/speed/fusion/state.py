@@ -11,6 +11,7 @@ from functools import lru_cache
 import libcst as cst
 
 from transforms.datasets.emulate_tutorial_mnist import LOADERS
+from transforms.speed.fusion.batch_sources import batch_sources
 from transforms.speed.fusion.names import LOOP_SUFFIX
 from transforms.common.graph_symbols import _in, table
 from transforms.speed.fusion.scan import (Outputs, callee_name, calls_in, merged_steps, names_bound, names_read,
@@ -57,6 +58,7 @@ class ModuleFacts:
     read_only_layers: frozenset[str] = frozenset()  # names bound once to a READ_ONLY_LAYERS layer
     numpy_objects: frozenset[str] = frozenset()  # names bound once to what a NumPy call made (a RandomState)
     datasets: frozenset[str] = frozenset()  # names bound once to TF1's tutorial MNIST loader's result
+    batch_sources: frozenset[str] = frozenset()  # names bound once to objects of the program's data-set classes
     qualified: Callable[[cst.CSTNode], set[str]] = lambda node: set()
     tf_names: Callable[[cst.CSTNode], set[str]] = lambda node: set()
 
@@ -190,18 +192,22 @@ def collect_facts(module: cst.Module, tf_names, qualified) -> ModuleFacts:
         del facts.steps[name]
     # A name bound to what a call returns may hold a model or a variable (`model = build_model()`),
     # unless the call is plain Python by the same rules as a loop body's calls.
+    once = _bound_once(assignments)
+    parsers = {name for name, value in once.items()
+               if isinstance(value, cst.Call) and "argparse.ArgumentParser" in qualified(value.func)}
     opaque = {"self", "cls"}
     for node in assignments:
         calls = calls_in(node.value)
-        if any(facts.call_problem(call) for call in calls if callee_name(call) not in facts.steps):
+        if not _parsed_arguments(node.value, parsers) and any(
+                facts.call_problem(call) for call in calls if callee_name(call) not in facts.steps):
             opaque |= names_bound([node])
     facts.opaque = frozenset(opaque - facts.state)
-    once = _bound_once(assignments)
     facts.read_only_layers = frozenset(name for name, value in once.items() if _read_only_layer(value, tf_names))
     facts.numpy_objects = frozenset(name for name, value in once.items() if isinstance(value, cst.Call) and any(
         q.startswith("numpy.") for q in qualified(value.func))) - facts.state  # `np.random.RandomState(0)`
     facts.datasets = frozenset(name for name, value in once.items()
                                if isinstance(value, cst.Call) and tf_names(value.func) & LOADERS)
+    facts.batch_sources = batch_sources(module, assignments, qualified) - facts.state
     return facts
 
 
@@ -270,6 +276,13 @@ def _without_parameters(function: cst.FunctionDef) -> bool:
     parameters = function.params
     return not (parameters.params or parameters.posonly_params or parameters.kwonly_params
                 or isinstance(parameters.star_arg, cst.Param) or parameters.star_kwarg)
+
+
+def _parsed_arguments(node: cst.BaseExpression, parsers: set[str]) -> bool:
+    """`parser.parse_args()` / `parser.parse_known_args()` on an argparse parser: command-line values."""
+    func = node.func if isinstance(node, cst.Call) else None
+    return isinstance(func, cst.Attribute) and func.attr.value in ("parse_args", "parse_known_args") \
+        and isinstance(func.value, cst.Name) and func.value.value in parsers
 
 
 def _is_flag_values(node: cst.BaseExpression, tf_names, qualified) -> bool:
