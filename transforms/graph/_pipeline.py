@@ -16,6 +16,7 @@ from transforms.graph.analysis.helpers import graph_helpers, variable_factory
 from transforms.graph.layers.keras_layers import NameAllocator
 from transforms.graph.training.metrics import check_metric_runs, reset_replacements
 from transforms.graph.training.optimizer_emulations import with_emulating_optimizers
+from transforms.graph.sessions.configs import CONFIG_GONE, session_config_replacements
 from transforms.graph.sessions.reinit import check_initializer_runs
 from transforms.graph.sessions.later_sessions import (REINITIALISED, check_later_sessions, reinitialisation_code,
                                                       reinitialisation_replacements, reopening_initialisations,
@@ -26,7 +27,8 @@ from transforms.graph.writing.plan import Planner
 from transforms.graph.analysis.resolver import GraphResolver
 from transforms.graph.sessions.runs import read_run_site
 from transforms.graph.analysis.scan import GraphScanner
-from transforms.graph.sessions.sessions import check_session_uses, find_sessions, nested_session_replacements
+from transforms.graph.sessions.sessions import (check_session_uses, default_session_blocks, find_sessions,
+                                               nested_session_replacements)
 from transforms.common.syntax import Refusal, load_names, unwrapped_block, walk
 from transforms.graph.layers.regularization import regularization_aliases
 from transforms.graph.layers.variable_lists import (defer_layer_variable_lists, fetched_variables,
@@ -45,7 +47,7 @@ class GraphProgram(GraphResolver):
         names = NameAllocator({node.value for node in load_names(self.module, parameters=True)})
         scanner = self._scanner(statements, names)
         block, flattener = scanner.scan(statements, self.owner)
-        sites = self._run_sites(scanner)
+        sites = self._run_sites(scanner, flattener)
         check_bindings(block, flattener.context_headers, self)
         check_captures(block, self)
         check_run_captures(sites, self)
@@ -79,6 +81,8 @@ class GraphProgram(GraphResolver):
             definitions.setdefault(function.insert_at, []).extend(s for s in written if s is not None)
         rewriter.replacements.update(outside_replacements(self, block, scanner))
         rewriter.replacements.update(nested_session_replacements(sessions, block, flattener))
+        configs, config_lines = session_config_replacements(self, [call for call, _ in sessions])
+        rewriter.replacements.update(configs)
         rewriter.replacements.update(variable_list_replacements(block, scanner))
         rewriter.replacements.update(deferred_lists)
         rewriter.replacements.update(block.graph_code_replacements)
@@ -98,7 +102,7 @@ class GraphProgram(GraphResolver):
         run_sites = [(site.call, f.name) for f in functions for site in f.sites]
         for site in reopening:
             self.transform.report(site.call, REINITIALISED, fixed=True)
-        for node, message in scanner.rnn.notes + assignment_notes:
+        for node, message in scanner.rnn.notes + assignment_notes + [(line, CONFIG_GONE) for line in config_lines[:1]]:
             self.transform.report(node, message, fixed=True)
         return module, sorted(run_sites, key=lambda pair: self.line(pair[0]))
 
@@ -124,14 +128,14 @@ class GraphProgram(GraphResolver):
                 scanner.state.factories[name] = trainable
         return scanner
 
-    def _run_sites(self, scanner: GraphScanner) -> list:
+    def _run_sites(self, scanner: GraphScanner, flattener) -> list:
         feed_dicts = {id(assign.targets[0].target): assign for assign in scanner.feed_dicts}
         scanner.analyzer.fetched_variables = fetched_variables(scanner.block, scanner)
         sites = [read_run_site(scanner.analyzer, index, call, feed_dicts) for index, call in scanner.run_calls]
         check_feed_dicts(scanner.feed_dicts, sites, self)
         check_session_uses(self, sites, scanner.session_closes,
                            scanner.checkpoints.session_arguments() | scanner.summaries.session_arguments
-                           | scanner.queues.session_arguments)
+                           | scanner.queues.session_arguments | default_session_blocks(flattener))
         for site in sites:
             site.reads = {scanner.block.aliases.get(name, name) for name in site.reads}
         return sites

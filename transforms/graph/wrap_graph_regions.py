@@ -50,6 +50,7 @@ from transforms.graph.bridge.plan import read_plan
 from transforms.graph.bridge.region import NO_SESSION
 from transforms.graph.bridge.session_lines import with_session_lines_moved_down
 from transforms.graph.bridge.writer import HELPERS, BridgeWriter
+from transforms.graph.sessions.configs import CONFIG_GONE
 
 
 class WrapGraphRegions(TFTransform):
@@ -94,9 +95,7 @@ class WrapGraphRegions(TFTransform):
             else:
                 self.report(call, f"session run -> {name}(), pruned from the wrapped graph", fixed=True)
         for line in plan.config_lines[:1]:
-            self.report(line, "the sessions' tf.ConfigProto is gone with them; TF2 takes such settings from "
-                        "tf.config (allow_growth: tf.config.experimental.set_memory_growth, soft placement: "
-                        "tf.config.set_soft_device_placement)", fixed=True)
+            self.report(line, CONFIG_GONE, fixed=True)
         for helper in plan.uses.helpers:
             name = helper.function.name.value
             runs = "; its runs are functions pruned from the graph on their first run (run_graph)" \

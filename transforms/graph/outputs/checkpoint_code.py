@@ -7,7 +7,7 @@ import json
 import libcst as cst
 
 from transforms.graph.outputs.checkpoints import Checkpoints, CheckpointCall, finds_latest
-from transforms.common.syntax import Refusal, code, load_names, statement, string_value
+from transforms.common.syntax import Refusal, code, load_names, statement, string_value, walk
 
 _RESTORE_FUNCTION = '''
 def {name}(checkpoint, path, tf1_names, tf1_optimizer_slots=(), tf1_optimizer_variables=()):
@@ -127,13 +127,17 @@ class CheckpointCode:
         if isinstance(value, cst.Call) and code(value.func) == "os.path.join" and len(value.args) == 2:
             basename = string_value(value.args[1].value)
             if basename and "/" not in basename and not value.args[0].star and not value.args[0].keyword:
-                self._check_known(value.args[0].value, path)
-                return code(value.args[0].value), basename
+                directory = value.args[0].value
+                if isinstance(path, cst.Name) and not _same_when_evaluated_again(directory):
+                    return f"os.path.dirname({path.value})", basename  # `tempfile.mkdtemp()` would make another
+                self._check_known(directory, path)
+                return code(directory), basename
         raise Refusal(path, "the checkpoint path of Saver.save(global_step=...) must be os.path.join(directory, "
                             "\"name\") or a string literal")
 
     def _bound_value(self, name: cst.Name) -> cst.BaseExpression:
-        assignments = self.program.assignments_of(name)
+        scope = self.program.scope(name)
+        assignments = list(scope[name.value]) if scope is not None else []  # a module constant read in main()
         target_parent = self.program.parent(assignments[0].node) if len(assignments) == 1 else None
         assign = self.program.parent(target_parent) if isinstance(target_parent, cst.AssignTarget) else None
         if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
@@ -150,6 +154,15 @@ class CheckpointCode:
             if any(self.program.line(a.node) >= line for a in assignments if hasattr(a, "node")):
                 raise Refusal(where, f"the checkpoint directory reads '{node.value}', which is (re)bound after "
                                      "the tf.train.Saver")
+
+
+def _same_when_evaluated_again(node: cst.BaseExpression) -> bool:
+    """Names, attributes, string literals and `os.path` functions of them: a directory expression that
+    means the same where the Saver was created."""
+    for part in walk(node):
+        if isinstance(part, cst.Call) and not code(part.func).startswith("os.path."):
+            return False
+    return True
 
 
 def _argument(call: cst.Call, keyword: str, position: int) -> cst.BaseExpression:

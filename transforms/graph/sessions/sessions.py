@@ -35,7 +35,8 @@ def find_sessions(resolver) -> list[tuple[cst.Call, cst.CSTNode]]:
 
 
 def check_session_uses(resolver, sites, closes: list[cst.Call], checkpoint_arguments: set[int] = frozenset()) -> None:
-    """The session is only run, closed and passed to `saver.save` / `saver.restore`."""
+    """The session is only run, closed, passed to `saver.save` / `saver.restore` and made the default
+    for a flattened block (`checkpoint_arguments`: ids of the names passed so)."""
     allowed = {id(call.func.value) for call in [*(site.call for site in sites), *closes]} | checkpoint_arguments
     allowed |= {id(arg.value) for site in sites for arg in site.call.args
                 if arg.keyword and arg.keyword.value == "session"}
@@ -45,6 +46,14 @@ def check_session_uses(resolver, sites, closes: list[cst.Call], checkpoint_argum
                 for access in assignment.references:
                     if id(access.node) not in allowed:
                         raise Refusal(access.node, f"the session '{node.value}' is used for more than running")
+
+
+def default_session_blocks(flattener) -> set[int]:
+    """The sessions of `with sess.as_default():` blocks the graph block flattens (the session only made
+    default for the block's runs): ids of their `sess` names."""
+    return {id(item.item.func.value) for item in flattener.context_headers
+            if isinstance(item.item, cst.Call) and isinstance(item.item.func, cst.Attribute)
+            and item.item.func.attr.value == "as_default" and isinstance(item.item.func.value, cst.Name)}
 
 
 def nested_session_replacements(sessions, block, flattener) -> dict:

@@ -53,7 +53,7 @@ from transforms.graph.structure.class_feeds import feed_replacements
 from transforms.graph.structure.class_methods import methods_inlined
 from transforms.graph.structure.class_sessions import session_passed
 from transforms.graph.structure.class_instances import instance_copies
-from transforms.graph.structure.inline import _TrackingReplacer, inlined_program
+from transforms.graph.structure.inline import _TrackingReplacer, converted, inlined_program
 from transforms.graph._pipeline import GraphProgram
 from transforms.graph.analysis.resolver import GraphResolver
 from transforms.common.lazy_metadata import LazyMetadataWrapper
@@ -110,14 +110,7 @@ class _ClassProgram:
         return node if self.transform.get_metadata(PositionProvider, node, None) is not None else self.fallback
 
     def convert(self) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
-        inner = type(self.transform)(self.transform.context)
-        inner._module, inner._aliases = self.module, None
-        with inner.resolve(LazyMetadataWrapper(self.module, unsafe_skip_copy=True)):
-            try:  # the inner machinery maps what it reports back onto self.module
-                module, sites = self._program(inner).convert()
-            except Refusal as refusal:
-                raise Refusal(self.original(refusal.node), refusal.message) from refusal
-        return module, [(self.original(call), name) for call, name in sites]
+        return converted(self.transform, self.module, self.original, self._program)
 
     def _program(self, inner):
         """What converts the rewritten module (`inner`: a transform resolving its metadata)."""

@@ -16,6 +16,7 @@ from libcst.metadata import PositionProvider
 
 from transforms.graph.structure.builders import find_builders, inline_builder, is_graph_context
 from transforms.graph.structure.feed_functions import feed_function_replacements, find_feed_functions
+from transforms.graph.structure.global_step_reads import global_step_reads
 from transforms.graph._pipeline import GraphProgram
 from transforms.graph.analysis.resolver import GraphResolver
 from transforms.graph.sessions.session_helpers import (SessionHelper, bound_argument, read_passed_names, session_helpers,
@@ -60,15 +61,22 @@ class InlinedProgram:
         return node if known else self.fallback
 
     def convert(self) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
-        wrapper = LazyMetadataWrapper(self.module, unsafe_skip_copy=True)
-        inner = type(self.transform)(self.transform.context)
-        inner._module, inner._aliases = self.module, None
-        with inner.resolve(wrapper):
-            try:
-                module, sites = GraphProgram(inner, self.module).convert()
-            except Refusal as refusal:
-                raise Refusal(self.original(refusal.node), refusal.message) from refusal
-        return module, [(self.original(call), name) for call, name in sites]
+        return converted(self.transform, self.module, self.original, lambda inner: GraphProgram(inner, self.module))
+
+
+def converted(transform, module: cst.Module, original, program) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
+    """The conversion `program(inner)` makes of the rewritten `module`, `inner` being a transform of
+    `transform`'s kind that resolves `module`'s metadata. What it reports or refuses, and its run sites,
+    are placed at `original(node)`: the node of the file as written."""
+    inner = type(transform)(transform.context)
+    inner._module, inner._aliases = module, None
+    inner.report = lambda node, message, **options: transform.report(original(node), message, **options)
+    with inner.resolve(LazyMetadataWrapper(module, unsafe_skip_copy=True)):
+        try:
+            result, sites = program(inner).convert()
+        except Refusal as refusal:
+            raise Refusal(original(refusal.node), refusal.message) from refusal
+    return result, [(original(call), name) for call, name in sites]
 
 
 def inlined_program(transform, module: cst.Module) -> InlinedProgram | None:
@@ -80,9 +88,11 @@ def inlined_program(transform, module: cst.Module) -> InlinedProgram | None:
     builders = find_builders(resolver)
     summary_helpers = find_summary_helpers(resolver)
     feed_functions = find_feed_functions(resolver)
-    if not builders and not helpers and not summary_helpers and not feed_functions:
+    step_origins = NodeOrigins()
+    step_reads = global_step_reads(resolver, session, step_origins)
+    if not builders and not helpers and not summary_helpers and not feed_functions and not step_reads:
         return None
-    replacements = {}
+    replacements = dict(step_reads)
     for builder in builders:
         replacements.update(inline_builder(resolver, builder, helpers, [b for b in builders if b is not builder]))
     renamed = {target: own for builder in builders if builder.result is None for target, own in builder.outputs.items()}
@@ -102,8 +112,9 @@ def inlined_program(transform, module: cst.Module) -> InlinedProgram | None:
         if helper.moves:
             rewritten = _move(resolver, rewritten, helper, replacer)
     fallback = builders[0].line if builders else next(iter(helpers.values())).function if helpers \
-        else summary_helpers[0].function if summary_helpers else feed_functions[0].function
-    return InlinedProgram(transform, rewritten, replacer.origins, fallback)
+        else summary_helpers[0].function if summary_helpers else feed_functions[0].function if feed_functions \
+        else resolver.module
+    return InlinedProgram(transform, rewritten, replacer.origins.merged(step_origins), fallback)
 
 
 def _check_move(resolver, helper: SessionHelper, session: str) -> None:

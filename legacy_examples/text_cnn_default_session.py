@@ -6,9 +6,9 @@ and a Saver checkpointing the best dev accuracy. (The originals train with dropo
 step beside the update; here dropout keeps 1.0 and the step is read after it, so that verify compares
 every value strictly.)
 
-TFM201 does not convert closures over a session, so the graph stays TF1 code, wrapped once by
-`tf.compat.v1.wrap_function` (TFM203); the default-session block goes, and the closures call
-functions pruned from the graph.
+TFM201 converts it: the graph contexts and the default-session block flatten, the ConfigProto goes
+with the session, the closures call step functions, `tf.train.global_step(sess, global_step)` reads
+the step variable, and the Saver becomes a CheckpointManager.
 """
 import os
 import tempfile
@@ -46,8 +46,7 @@ class TextCNN:
             weights = tf.Variable(tf.truncated_normal([num_filters, num_classes], stddev=0.1, seed=4))
             self.scores = tf.matmul(features, weights)
             self.predictions = tf.argmax(self.scores, 1, name="predictions")
-        self.loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(logits=self.scores,
-                                                                              labels=self.input_y))
+        self.loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(logits=self.scores, labels=self.input_y))
         correct = tf.equal(self.predictions, tf.argmax(self.input_y, 1))
         self.accuracy = tf.reduce_mean(tf.cast(correct, tf.float32), name="accuracy")
 
