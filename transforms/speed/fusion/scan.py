@@ -183,7 +183,7 @@ def step_outputs(function: cst.FunctionDef) -> Outputs | None:
         return Outputs("none")
     if len(returns) != 1 or returns[0] is not last or _returns_inside(body[:-1]):
         return None
-    value = returns[0].body[0].value
+    value = _displayed(returns[0].body[0].value, body[:-1])
     if value is None or is_none(value):
         return Outputs("none")
     if isinstance(value, (cst.List, cst.Tuple)):
@@ -202,6 +202,20 @@ def step_outputs(function: cst.FunctionDef) -> Outputs | None:
             (nones if is_none(element.value) else keys).append(element.key.value)
         return Outputs("dict", tuple(keys), len(value.elements), tuple(nones))
     return Outputs("single", names=(_plain_name(value),))
+
+
+def _displayed(value: cst.BaseExpression | None, before: list[cst.BaseStatement]) -> cst.BaseExpression | None:
+    """A returned name bound once, by a statement of the body's own, to a dict, list or tuple display
+    (TFM201's `summary = {"loss": loss}; return summary`): that display; else the value itself."""
+    if not isinstance(value, cst.Name):
+        return value
+    bindings = [s for s in before if value.value in names_bound([s])]
+    small = bindings[0].body[0] if len(bindings) == 1 and isinstance(bindings[0], cst.SimpleStatementLine) \
+        and len(bindings[0].body) == 1 else None
+    if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
+            and isinstance(small.value, (cst.Dict, cst.List, cst.Tuple)):
+        return small.value
+    return value
 
 
 def _plain_name(node: cst.BaseExpression) -> str:
