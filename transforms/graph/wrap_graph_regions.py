@@ -31,8 +31,9 @@ written by writer.py.
 
 Refused, with the reason in an info finding, so the file stays on compat.v1 sessions: sessions opened
 other than directly in one host (the module, a top-level function, the `if __name__ == "__main__":`
-block), a session passed to code of other modules or used for more than running the graph, iterators
-and queues (a pruned function would restart their state on every call), fetches or feed keys computed
+block), a session passed to code of other modules or used for more than running the graph, one-shot
+iterators and queues (a pruned function would restart their state on every call; initializable and
+reinitializable iterators are shared by name instead, bridge/iterators.py), fetches or feed keys computed
 after the graph, a feed dict that is changed or read other than by runs, graph built after the session
 opened (except lines binding what TensorFlow calls make, which join the graph), `import
 tensorflow.compat.v1 as tf`.

@@ -10,6 +10,7 @@ from transforms.common.graph_symbols import Category, categorize
 from transforms.common.syntax import Refusal, calls_under, walk
 from transforms.graph.bridge.bindings import bound_names
 from transforms.graph.bridge.configs import session_config_lines
+from transforms.graph.bridge.iterators import iterator_kind
 from transforms.graph.bridge.region import GRAPH_RESETS, Layout, calls_only, is_cell_boundary, read_layout
 from transforms.graph.bridge.savers import Saver, read_savers
 from transforms.graph.bridge.sites import GraphValues, RunSite
@@ -27,7 +28,7 @@ STATEFUL_INPUTS = frozenset({Category.ITERATOR, Category.QUEUE_PRODUCER, Categor
 STATEFUL_INPUT_NAMES = ("tf.FIFOQueue", "tf.RandomShuffleQueue", "tf.PaddingFIFOQueue", "tf.PriorityQueue",
                         "tf.queue.", "tf.data.make_initializable_iterator", "tf.data.Iterator", "tf.TextLineReader",
                         "tf.TFRecordReader", "tf.WholeFileReader", "tf.FixedLengthRecordReader")
-ITERATOR_METHODS = frozenset({"make_one_shot_iterator", "make_initializable_iterator"})
+ITERATOR_METHODS = frozenset({"make_one_shot_iterator"})
 
 
 @dataclass
@@ -105,8 +106,11 @@ def _only_initializes(site: RunSite, values: GraphValues) -> bool:
 
 def _check_stateful_inputs(transform, module: cst.Module) -> None:
     """Iterators and queues keep state between session runs; a function pruned from the wrapped graph
-    would make them afresh on every call and read the first batch each time."""
+    would make them afresh on every call and read the first batch each time. Initializable and
+    reinitializable iterators are shared by name instead (iterators.py)."""
     for call in calls_under(module):
+        if iterator_kind(transform, call) is not None:
+            continue
         name = transform.tf_name(call.func)
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in ITERATOR_METHODS:
             name = name or f"Dataset.{call.func.attr.value}"

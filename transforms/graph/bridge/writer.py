@@ -15,6 +15,7 @@ from transforms.common.inserted_code import after_blank_lines, insert_definition
 from transforms.common.qualnames import numpy_alias
 from transforms.common.syntax import code, load_names, replace_nodes, unwrapped_block
 from transforms.graph.bridge.bindings import bound_names
+from transforms.graph.bridge.iterators import shared_iterators
 from transforms.graph.bridge.plan import Plan
 from transforms.graph.bridge.savers import outside_listing
 from transforms.graph.bridge.sites import LISTINGS, RunSite, function_name, site_result
@@ -53,6 +54,7 @@ class BridgeWriter:
         self.helper_replacements: dict[int, object] = {}  # in functions given the session, wherever they are
 
     def write(self) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
+        self.helper_replacements.update(shared_iterators(self.transform, self.module, set(), self.tf))
         self._initializers()
         self._listings()
         self._sites()
