@@ -102,7 +102,8 @@ class GraphProgram(GraphResolver):
         run_sites = [(site.call, f.name) for f in functions for site in f.sites]
         for site in reopening:
             self.transform.report(site.call, REINITIALISED, fixed=True)
-        for node, message in scanner.rnn.notes + assignment_notes + [(line, CONFIG_GONE) for line in config_lines[:1]]:
+        notes = scanner.rnn.notes + scanner.summaries.notes + assignment_notes
+        for node, message in notes + [(line, CONFIG_GONE) for line in config_lines[:1]]:
             self.transform.report(node, message, fixed=True)
         return module, sorted(run_sites, key=lambda pair: self.line(pair[0]))
 

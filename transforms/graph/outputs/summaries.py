@@ -38,7 +38,9 @@ _SIGNATURES = {
     "image": ["name", "tensor", "max_outputs", "collections", "family"],
     "text": ["name", "tensor", "collections"],
 }
-_WRITER_METHODS = ("add_summary", "flush", "close")
+_WRITER_METHODS = ("add_summary", "add_graph", "flush", "close")
+GRAPH_NOT_WRITTEN = ("FileWriter.add_graph(...) removed: TF2 writes no graph of the program to TensorBoard unless "
+                     "traced (tf.summary.trace_on / trace_export around a step function's first call)")
 WRITE_FUNCTION = "write_summaries"
 #: The tf.function running write_summaries' ops: eagerly each op costs a call of its own (28 summaries,
 #: 20 ms a step on a CPU; in one graph 1.2 ms).
@@ -61,6 +63,7 @@ class SummaryConverter:
         self.collected: list[Summary] = []  # TF1's SUMMARIES collection, in creation order
         self.writers: dict[str, Item] = {}  # FileWriter names -> the item creating them
         self.session_arguments: set[int] = set()  # `sess` in `FileWriter(logdir, sess.graph)`: dropped
+        self.notes: list[tuple[cst.CSTNode, str]] = []  # findings of what was dropped, for a conversion done
 
     @property
     def found(self) -> bool:
@@ -70,7 +73,12 @@ class SummaryConverter:
         return self.scanner.analyzer.category(call.func)
 
     def statement(self, item: Item, call: cst.Call) -> bool:
-        """`tf.summary.scalar("loss", loss)` on a line of its own: collected for merge_all."""
+        """`tf.summary.scalar("loss", loss)` on a line of its own: collected for merge_all;
+        `writer.add_graph(graph)`: gone (see GRAPH_NOT_WRITTEN)."""
+        if self._adds_graph(call):
+            item.kind = Kind.INIT_OP  # emits nothing, as a dropped call
+            self.notes.append((call, GRAPH_NOT_WRITTEN))
+            return True
         name, category, _ = self.category(call)
         if category is not Category.SUMMARY:
             return False
@@ -95,6 +103,22 @@ class SummaryConverter:
         else:
             self._merge(item, target.value, call, name)
         return True
+
+    def _adds_graph(self, call: cst.Call) -> bool:
+        """`writer.add_graph(tf.get_default_graph())` / `writer.add_graph(sess.graph)` on a FileWriter
+        made beside the graph."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "add_graph" and isinstance(func.value, cst.Name)
+                and func.value.value in self.writers and len(call.args) == 1 and not call.args[0].keyword):
+            return False
+        graph = call.args[0].value
+        if isinstance(graph, cst.Call) and not graph.args and self.category(graph)[0] == "tf.get_default_graph":
+            return True
+        if isinstance(graph, cst.Attribute) and graph.attr.value == "graph" and isinstance(graph.value, cst.Name) \
+                and self.scanner.kinds.get(graph.value.value) is Kind.SESSION:
+            self.session_arguments.add(id(graph.value))
+            return True
+        return False
 
     # -- summary ops ---------------------------------------------------------------------------------
 
@@ -250,10 +274,8 @@ class SummaryConverter:
 
     def replacements(self, resolver) -> dict:
         """`writer.add_summary(summary, step)` -> `write_summaries(writer, summary, step)`."""
-        if self.writers and not self.collected:
-            raise Refusal(next(iter(self.writers.values())).node, "a FileWriter with no summary ops to write")
         first = next(iter(self.writers.values()), None)
-        if first is not None:  # every tag is known now
+        if first is not None and self.collected:  # every tag is known now
             _check_names_free(resolver.module)
             blank = [cst.EmptyLine(indent=False)] * (2 if resolver.owner is resolver.module else 1)
             first.emit = self._write_code() + [first.emit[-1].with_changes(leading_lines=blank)]
@@ -276,6 +298,8 @@ class SummaryConverter:
             raise Refusal(node, f"FileWriter '{node.value}' is used other than by add_summary / flush / close")
         if attribute.attr.value != "add_summary":
             return {}
+        if not self.collected:
+            raise Refusal(call, "add_summary on a FileWriter, with no summary ops to write")
         bind_arguments(call, ["summary", "global_step"], "FileWriter.add_summary")  # refuses odd calls
 
         def write(updated: cst.Call) -> cst.BaseExpression:

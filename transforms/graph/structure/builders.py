@@ -63,11 +63,13 @@ def find_builders(resolver) -> list[Builder]:
     does, and the functions building its training or summary ops that are called once in a way that
     can be written out (the tutorial's `train_op = training(loss, rate)`)."""
     functions = [s for s in resolver.module.body if isinstance(s, cst.FunctionDef)]
-    placeholder_makers = [function for function in functions if _creates(resolver, function)]
     writable = [function for function in functions if not _creates(resolver, function, Category.SESSION)
                 and _session_elsewhere(resolver, function)]
+    # the code running the session may make placeholders of its own (TF's mnist_deep.py: `x` in main(),
+    # `keep_prob` in `deepnn(x)`)
+    placeholder_makers = [function for function in writable if _creates(resolver, function)]
     builders = []
-    if len(placeholder_makers) == 1 and placeholder_makers[0] in writable:
+    if len(placeholder_makers) == 1:
         builders.append(_read_builder(resolver, placeholder_makers[0]))
     for function in writable:
         if function not in placeholder_makers and any(_creates(resolver, function, c) for c in TRAINING_CATEGORIES):

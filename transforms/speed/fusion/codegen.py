@@ -361,8 +361,10 @@ def chunk_stop_name(plan: Plan) -> str:
 
 
 def evaluates_first(plan: Plan, loop: cst.For) -> bool:
-    """Whether the loop's evaluation comes before its step call (see `evaluation_first`)."""
-    return evaluation_first(list(loop.body.body), plan.call_index, [*plan.copied, *plan.run_once],
+    """Whether the loop's evaluation comes before its step call (see `evaluation_first`), after the
+    batches a loop draws ahead, if any (TF's mnist_deep.py evaluates on the batch it just drew)."""
+    return evaluation_first(list(loop.body.body), plan.call_index,
+                            [*plan.copied, *plan.run_once, *(draw.statement for draw in plan.drawn)],
                             plan.evaluations[0])
 
 

@@ -90,8 +90,13 @@ def drawn_chunks_with_evaluation(plan: Plan, loop: cst.For, updated: cst.For, np
     flush = flush.with_changes(body=flush.body.with_changes(body=steps))
     draws = [draw.statement for draw in plan.drawn]
     appends = [cst.parse_statement(f"{values_name(name)}.append({name})\n") for name in _stacked(plan)]
-    kept = updated.body.body[list(loop.body.body).index(evaluation)]  # nested rewrites kept
-    body = [kept, *draws, *appends, flush] if ahead else [*draws, *appends, flush, kept]
+    body = list(loop.body.body)
+    kept = updated.body.body[body.index(evaluation)]  # nested rewrites kept
+    after_draws = any(body.index(draw) < body.index(evaluation) for draw in draws if draw in body)
+    if not ahead:
+        body = [*draws, *appends, flush, kept]
+    else:  # the steps drawn so far ran at the end of the step before (the flush's test reads the next step)
+        body = [*draws, *appends, kept, flush] if after_draws else [kept, *draws, *appends, flush]
     chunked = loop.with_changes(body=loop.body.with_changes(body=body), leading_lines=[])
     return [cst.parse_statement(f"{first} = {start}\n"), cst.parse_statement(empty), chunked]
 

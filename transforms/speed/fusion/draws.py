@@ -112,11 +112,13 @@ def reshaped_draw(statement: cst.BaseStatement, drawn: set[str]) -> Draw | None:
     return Draw(statement, (), None, reshapes=name)
 
 
-def hoisted_draws(calls, fixed_shape_draw) -> tuple[list[cst.Call], list[list[Draw]]]:
+def hoisted_draws(calls, fixed_shape_draw, batches: dict[str, Draw]) -> tuple[list[cst.Call], list[list[Draw]]]:
     """Arguments of the step calls drawing NumPy random numbers of a fixed shape (`fixed_shape_draw`),
-    each given a name of its own (`<parameter>_drawn`) by a draw statement: the calls reading those
-    names instead, and each call's draws, in the order Python evaluated its arguments. `calls`:
-    (call, step function) of each step call, in body order."""
+    or reading an item of a batch drawn whole (`batch[0]` of `batch = mnist.train.next_batch(50)`,
+    TF's mnist_deep.py; `batches`: the draws binding one name, by that name), each given a name of its
+    own (`<parameter>_drawn`) by a draw statement: the calls reading those names instead, and each
+    call's draws, in the order Python evaluated its arguments. `calls`: (call, step function) of each
+    step call, in body order."""
     rewritten, draws, used = [], [], Counter()
     for call, step in calls:
         args, draws_of_call = [], []
@@ -124,17 +126,28 @@ def hoisted_draws(calls, fixed_shape_draw) -> tuple[list[cst.Call], list[list[Dr
         for position, arg in enumerate(call.args):
             slot = step.params.index(arg.keyword.value) if arg.keyword and arg.keyword.value in step.params \
                 else None if arg.keyword else position
-            if isinstance(arg.value, cst.Call) and not arg.star and slot is not None and slot < len(step.params) \
-                    and fixed_shape_draw(arg.value):
+            source = _drawn_item_source(arg.value, batches)
+            if not arg.star and slot is not None and slot < len(step.params) and (
+                    source is not None or isinstance(arg.value, cst.Call) and fixed_shape_draw(arg.value)):
                 base = f"{step.params[slot]}_drawn"
                 used[base] += 1
                 name = base if used[base] == 1 else f"{base}_{used[base]}"
                 value = cst.Module([]).code_for_node(arg.value)
-                draws_of_call.append(Draw(cst.parse_statement(f"{name} = {value}\n"), (name,), None, hoisted=True))
+                draws_of_call.append(Draw(cst.parse_statement(f"{name} = {value}\n"), (name,), None, hoisted=True,
+                                          shaped=source is None or source.shaped))
                 arg = arg.with_changes(value=cst.Name(name))
             args.append(arg)
         rewritten.append(call.with_changes(args=args))
     return rewritten, draws
+
+
+def _drawn_item_source(node: cst.BaseExpression, batches: dict[str, Draw]) -> Draw | None:
+    """The batch draw `node` reads an item of by a literal index (`batch[0]`), or None."""
+    if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value in batches
+            and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)):
+        return None
+    index = node.slice[0].slice.value
+    return batches[node.value.value] if isinstance(index, cst.Integer) else None
 
 
 def draws_problem(draws: list[Draw], body: list[cst.BaseStatement], work: list[cst.BaseStatement],
@@ -161,8 +174,15 @@ def draws_problem(draws: list[Draw], body: list[cst.BaseStatement], work: list[c
     if call is not None:
         return (f"the loop's other work calls `{cst.Module([]).code_for_node(call.func)}`, which may draw "
                 "random numbers between the batches")
-    arguments = {name for draw in draws for arg in draw.statement.body[0].value.args for name in names_read(arg.value)}
+    arguments = {name for draw in draws for name in _names_drawn_with(draw.statement.body[0].value)}
     touched = used_beyond_shape(work, arguments)
     if touched:
         return f"the loop's other work uses `{touched}`, which the draws read, and might change it between them"
     return None
+
+
+def _names_drawn_with(value: cst.BaseExpression) -> set[str]:
+    """The names a draw reads: its call's arguments (not the function it calls), or an item's batch."""
+    if isinstance(value, cst.Call):
+        return {name for arg in value.args for name in names_read(arg.value)}
+    return set(names_read(value))

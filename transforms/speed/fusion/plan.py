@@ -106,7 +106,8 @@ def plan_fusion(loop: cst.For, facts: ModuleFacts) -> Plan | str:
         found = _step_calls(body, steps, False)
     if isinstance(found, str):
         return found
-    calls, hoisted = hoisted_draws([(c, f_step) for _, c, f_step, _ in found], facts.fixed_shape_draw)
+    whole = {draw.names[0]: draw for draw in draws if draw.dataset is not None and len(draw.names) == 1}
+    calls, hoisted = hoisted_draws([(c, f_step) for _, c, f_step, _ in found], facts.fixed_shape_draw, whole)
     found = [(i, call, f_step, statement) for (i, _, f_step, statement), call in zip(found, calls)]
     _, call, step, statement = found[0]
     index = body.index(statement)
@@ -130,7 +131,7 @@ def plan_fusion(loop: cst.For, facts: ModuleFacts) -> Plan | str:
     if draws and copied:
         return "loop draws its batches ahead and also computes batch indices"
     if draws and evaluations and body.index(evaluations[0]) < body.index(call_statements[-1]) and \
-            not evaluation_first(body, index, [*copied, *run_once], evaluations[0]):
+            not evaluation_first(body, index, [*copied, *run_once, *drawn_statements], evaluations[0]):
         return "loop draws its batches ahead and evaluates between its draws and its steps"
     if evaluations and more and not draws:
         return TWICE_PER_STEP
