@@ -19,7 +19,9 @@ them. A variable fetched beside its own update (`sess.run([train_op, global_step
 from before or after the update, but the update itself is ordered, so only what this run fetches is
 affected: `fetched_racing` names them. `leaf_reads` (per fetched leaf, the variables its value is
 computed from) and `write_reads` (per written variable, the variables its new value is computed from)
-let the judge make exactly what depends on them advisory (ordering.py).
+let the judge make exactly what depends on them advisory (ordering.py); so does `racing_reads` (per
+fetched leaf, the variables the run writes that it reads through ops not ordered before the writes: a
+summary of the weights fetched beside their train op).
 """
 from __future__ import absolute_import, division, print_function
 
@@ -112,6 +114,10 @@ def _ordering_facts(elements, writers):
     racing = sorted(variable for variable, writes in by_variable.items() if _unordered(writes))
     fetched_racing = sorted(variable for variable in by_variable if variable in fetched)
     leaf_reads = [sorted(_values_read(op)) if op is not None else [] for op in ops]
+    ordered = set()  # what runs before the writes: the ops they depend on
+    for op in writers:
+        ordered |= _ancestors(op)
+    racing_reads = [sorted(_unordered_reads(op, set(by_variable), ordered)) if op is not None else [] for op in ops]
     write_reads = {}
     for variable, ops in by_variable.items():
         read = set()
@@ -120,7 +126,28 @@ def _ordering_facts(elements, writers):
                 read |= _values_read(tensor.op)
         write_reads[variable] = sorted(read)
     return {"racing_variables": racing, "fetched_racing": fetched_racing, "leaf_reads": leaf_reads,
-            "write_reads": write_reads}
+            "racing_reads": racing_reads, "write_reads": write_reads}
+
+
+def _unordered_reads(op, written, ordered):
+    """The variables of `written` that `op`'s value reads through an op not ordered before the writes
+    (a summary of the weights fetched with their train op: TF1 reads them before or after the
+    update). A value computed by an op the writes depend on (the loss, through its gradients) was
+    computed before them."""
+    found, pending, seen = set(), [op], set()
+    while pending:
+        current = pending.pop()
+        if current.name in seen or current.name in ordered:
+            continue
+        seen.add(current.name)
+        for tensor in current.inputs:
+            variable = _variable_of(tensor.op)
+            if variable is not None:
+                if variable in written:
+                    found.add(variable)
+            else:
+                pending.append(tensor.op)
+    return found
 
 
 def _variable_of(op):
@@ -156,7 +183,9 @@ def _ancestors(op):
 
 
 def _probe_tensors(roots, writers):
-    """Fetched tensors plus the values written into variables: enough to see randomness matter."""
+    """Fetched tensors plus the values written into variables: enough to see randomness matter. A
+    tensor computed after a write (TF1 Adam's `beta1_power * beta1`, made under a control dependency on
+    its updates) is left out: fetching it would run the write, and the probe would change the model."""
     candidates = [root for root in roots if hasattr(root, "op")]
     for op in writers:
         candidates.extend(op.inputs)
@@ -165,7 +194,8 @@ def _probe_tensors(roots, writers):
         if tensor.name in names or tensor.dtype.name.endswith(UNFETCHABLE_DTYPE_SUFFIXES):
             continue
         names.add(tensor.name)
-        chosen.append(tensor)
+        if not any(op.type.startswith(STATE_OP_PREFIXES) for op in _walk_back([tensor.op])):
+            chosen.append(tensor)
     return chosen
 
 

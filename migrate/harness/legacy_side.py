@@ -181,10 +181,12 @@ class LegacyProbe(object):
         if probing and not site.facts["mutates_state"]:
             self.probe_after(session, site, call, outputs, args, kwargs)
         recorded, decoded = summaries.readable_summaries(outputs, self.summary_class)
-        if names is not None and "leaf_reads" in site.facts:
-            site.facts["leaf_reads"] = graph_facts.spread_over_recorded(
-                site.facts["leaf_reads"], [path for path, _ in recording.flatten(fetches)],
-                [path for path, _ in recording.flatten(recorded)], recording.ROOT_PATH)
+        if names is not None:
+            for fact in ("leaf_reads", "racing_reads"):
+                if fact in site.facts:
+                    site.facts[fact] = graph_facts.spread_over_recorded(
+                        site.facts[fact], [path for path, _ in recording.flatten(fetches)],
+                        [path for path, _ in recording.flatten(recorded)], recording.ROOT_PATH)
         if decoded and names is not None:  # as the migrated step returns them: {tag: value}
             names = [path for path, _ in recording.flatten(recorded)]
         self.recorder.record(key, start, end, recorded, inputs, names, pre, time.perf_counter() - end)

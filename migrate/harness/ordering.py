@@ -14,7 +14,10 @@ averages still has its training losses compared exactly.
 
 A variable fetched beside its own update (`sess.run([train_op, global_step])`) unsettles nothing: the
 update is ordered, only the fetched read may come before or after it. What that site fetches from the
-variable is advisory; the variable's value, and everything later computed from it, stays strict.
+variable is advisory; the variable's value, and everything later computed from it, stays strict. So
+is a fetched value that reads a variable the run updates through ops the update does not wait for (a
+summary of the weights fetched with their train op): that value is advisory. RESULT lines name no
+values, so every race, these included, makes the lines printed after it advisory (judge.py).
 """
 from __future__ import annotations
 
@@ -45,11 +48,13 @@ class OrderFinding:
         """fetch index -> (first call index compared as advisory, variable) for the fetched values
         computed from an unsettled variable, or from one this site fetches beside its update."""
         fetched_racing = set(site.facts.get("fetched_racing", ()))
+        racing_reads = _per_fetch(site, "racing_reads")
         limits = {}
         for index, reads in enumerate(reads_per_fetch):
             touched = [(int(np.searchsorted(site.sequence, self.unsettled[name], side="left")), name)
                        for name in reads if name in self.unsettled]
             touched += [(0, name) for name in reads if name in fetched_racing]
+            touched += [(0, name) for name in (racing_reads[index] if index < len(racing_reads) else ())]
             if touched:
                 limits[index] = min(touched)
         return limits
@@ -70,9 +75,11 @@ def find_races(legacy_sites: dict) -> OrderFinding:
             if variable not in unsettled:
                 unsettled[variable] = sequence
                 raced_at[variable] = (site.line, site.module)
-        for variable in site.facts.get("fetched_racing", ()):
+        read_beside = [variable for reads in site.facts.get("racing_reads") or () for variable in reads]
+        for variable in [*site.facts.get("fetched_racing", ()), *read_beside]:
             fetched_at.setdefault(variable, (site.line, site.module))
-        if first_race is None and (site.facts.get("racing_variables") or site.facts.get("fetched_racing")):
+        if first_race is None and (site.facts.get("racing_variables") or site.facts.get("fetched_racing")
+                                   or read_beside):
             first_race = sequence
         if unsettled:
             for variable, reads in site.facts.get("write_reads", {}).items():
@@ -83,7 +90,12 @@ def find_races(legacy_sites: dict) -> OrderFinding:
 
 def reads_per_fetch(site: SiteData) -> list:
     """The variables each compared fetch (the non-None leaves, in order) is computed from."""
-    leaf_reads = site.facts.get("leaf_reads")
-    if not leaf_reads or not site.values:
+    return _per_fetch(site, "leaf_reads")
+
+
+def _per_fetch(site: SiteData, fact: str) -> list:
+    """A per-leaf fact of the site (graph_facts.py) for each compared fetch, in order."""
+    per_leaf = site.facts.get(fact)
+    if not per_leaf or not site.values:
         return []
-    return [leaf_reads[position] if position < len(leaf_reads) else [] for position in site.compared_positions()]
+    return [per_leaf[position] if position < len(per_leaf) else [] for position in site.compared_positions()]
