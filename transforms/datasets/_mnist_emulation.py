@@ -10,7 +10,7 @@ training images held out, and `next_batch` reshuffling through NumPy's global ra
 epoch. Like TF1, building each data set re-seeds NumPy's global random state: with `seed` when given,
 else with the graph-level seed TF1 had when the data was read (`global_seed`: what
 `tf.set_random_seed` set before the call; None re-seeds from the operating system, as TF1 did then).
-Not kept: `fake_data` (raises), and TF1's download retries.
+Not kept: `fake_data` (raises when true), and TF1's download retries.
 """
 import collections
 import gzip
@@ -90,8 +90,10 @@ class MnistDataSet:
 
 
 def read_mnist_data_sets(train_dir, one_hot=False, dtype=tf.float32, reshape=True, validation_size=5000,
-                         seed=None, source_url=MNIST_SOURCE_URL, *, global_seed=None):
+                         seed=None, source_url=MNIST_SOURCE_URL, *, global_seed=None, fake_data=False):
     """TF1's `input_data.read_data_sets`: train / validation / test MnistDataSets from `train_dir`."""
+    if fake_data:
+        raise ValueError("fake_data is not supported by this copy of TF1's MNIST loader")
     source_url = source_url or MNIST_SOURCE_URL
     train_images = _mnist_images(_mnist_file("train-images-idx3-ubyte.gz", train_dir, source_url))
     train_labels = _mnist_labels(_mnist_file("train-labels-idx1-ubyte.gz", train_dir, source_url), one_hot)

@@ -12,7 +12,8 @@ with the call's `seed`, else with the graph-level seed set before the call. That
 `global_seed=` when a single module-level `tf.set_random_seed(...)` statement comes before a
 module-level call; a seed set anywhere else is reported, since the order of the two is not known here.
 
-Left alone, with the reason: a call asking for `fake_data`, and files that use other parts of those
+Left alone, with the reason: a call asking for `fake_data=True` (a flag is passed on: the loader raises
+when it is set), and files that use other parts of those
 modules (`input_data.DataSet`, `extract_images`, ...).
 """
 from __future__ import annotations
@@ -109,13 +110,15 @@ class EmulateTutorialMnist(TFTransform):
         if "train_dir" not in bound:
             raise Refusal(call, "read_data_sets() without a folder")
         fake_data = bound.pop("fake_data", None)
-        if fake_data is not None and code(fake_data) != "False":
-            raise Refusal(fake_data, "fake_data= asks for TF1's fake images")
+        if fake_data is not None and code(fake_data) == "True":
+            raise Refusal(fake_data, "fake_data=True asks for TF1's fake images")
         if all(arg.keyword is not None for arg in call.args[1:]):
             arguments = [arg for arg in call.args if not (arg.keyword and arg.keyword.value == "fake_data")]
         else:
             arguments = [cst.Arg(bound.pop("train_dir"))]
             arguments += [keyword_arg(name, value) for name, value in bound.items()]
+        if fake_data is not None and code(fake_data) != "False":  # a flag (TF's tutorials): raises when set
+            arguments.append(keyword_arg("fake_data", fake_data))
         seed = self._global_seed(call)
         if seed is not None:
             arguments.append(keyword_arg("global_seed", seed))
