@@ -206,16 +206,31 @@ def step_outputs(function: cst.FunctionDef) -> Outputs | None:
 
 def _displayed(value: cst.BaseExpression | None, before: list[cst.BaseStatement]) -> cst.BaseExpression | None:
     """A returned name bound once, by a statement of the body's own, to a dict, list or tuple display
-    (TFM201's `summary = {"loss": loss}; return summary`): that display; else the value itself."""
-    if not isinstance(value, cst.Name):
+    (TFM201's `summary = {"loss": loss}; return summary`): that display, with `**name` spreads of
+    such dict displays written out (a merge of summaries); else the value itself."""
+    display = _bound_display(value, before) if isinstance(value, cst.Name) else None
+    if display is None:
         return value
-    bindings = [s for s in before if value.value in names_bound([s])]
+    if not isinstance(display, cst.Dict):
+        return display
+    elements = []
+    for element in display.elements:
+        spread = _bound_display(element.value, before) if isinstance(element, cst.StarredDictElement) else None
+        elements.extend(spread.elements if isinstance(spread, cst.Dict) else [element])
+    return display.with_changes(elements=elements)
+
+
+def _bound_display(name: cst.BaseExpression, before: list[cst.BaseStatement]) -> cst.BaseExpression | None:
+    """The dict, list or tuple display `name` is bound to by the one statement of `before` binding it."""
+    if not isinstance(name, cst.Name):
+        return None
+    bindings = [s for s in before if name.value in names_bound([s])]
     small = bindings[0].body[0] if len(bindings) == 1 and isinstance(bindings[0], cst.SimpleStatementLine) \
         and len(bindings[0].body) == 1 else None
     if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name) \
             and isinstance(small.value, (cst.Dict, cst.List, cst.Tuple)):
         return small.value
-    return value
+    return None
 
 
 def _plain_name(node: cst.BaseExpression) -> str:
