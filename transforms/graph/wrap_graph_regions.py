@@ -51,7 +51,13 @@ from transforms.graph.bridge.plan import read_plan
 from transforms.graph.bridge.region import NO_SESSION
 from transforms.graph.bridge.session_lines import with_session_lines_moved_down
 from transforms.graph.bridge.writer import HELPERS, BridgeWriter
+from transforms.graph.bridge.tracing import RUN_METADATA_GONE
 from transforms.graph.sessions.configs import CONFIG_GONE
+
+
+# TF1's session keeps one kernel per stateful op across all its runs; each pruned function has its own.
+_STREAMS = ("; a random op (dropout, tf.random_*) run by several of them draws from a stream per function, "
+            "where TF1's runs shared one: its draws differ once a second function has run it")
 
 
 class WrapGraphRegions(TFTransform):
@@ -85,7 +91,8 @@ class WrapGraphRegions(TFTransform):
         self.report(plan.layout.sessions[0].call,
                     f"graph kept as TF1 code, built once by tf.compat.v1.wrap_function; its session runs are "
                     f"TF2 functions pruned from it ({', '.join(f + '()' for f in functions)}); random initial "
-                    "values are drawn with other op seeds than TF1 gave them", fixed=True, severity="warning")
+                    f"values are drawn with other op seeds than TF1 gave them{_STREAMS if len(functions) > 1 else ''}",
+                    fixed=True, severity="warning")
         run_graph_calls = {id(site.call) for site in plan.uses.run_graph_sites()}
         for call, name in site_names:
             line = self.get_metadata(PositionProvider, call).start.line
@@ -97,6 +104,12 @@ class WrapGraphRegions(TFTransform):
                 self.report(call, f"session run -> {name}(), pruned from the wrapped graph", fixed=True)
         for line in plan.config_lines[:1]:
             self.report(line, CONFIG_GONE, fixed=True)
+        for site in plan.uses.sites:
+            if site.traced:
+                self.report(site.call, "Session.run(options=..., run_metadata=...): the pruned function runs the "
+                            "same ops, but untraced (TF2 profiles with tf.profiler.experimental)", fixed=True)
+        for line in plan.run_metadata_lines:
+            self.report(line, RUN_METADATA_GONE, fixed=True)
         for helper in plan.uses.helpers:
             name = helper.function.name.value
             runs = "; its runs are functions pruned from the graph on their first run (run_graph)" \

@@ -22,6 +22,7 @@ import libcst as cst
 from transforms.common.syntax import (Refusal, calls_under, code, load_names, only_small_statement, shortened, walk,
                                       walk_outside_functions)
 from transforms.graph.bridge.bindings import bound_names, mentions
+from transforms.graph.structure.feed_functions import returned_feed_dict
 
 NOT_WRITTEN = "is not written at the run (a dict keyed by graph tensors cannot be built outside the graph: " \
               "TF2 tensors are unhashable)"
@@ -65,8 +66,9 @@ class NamedFeeds:
 class NamedFeedReader:
     """Reads, once per name, the bindings and reads of the feed dicts run sites name."""
 
-    def __init__(self, scope: cst.CSTNode, check_key) -> None:
+    def __init__(self, scope: cst.CSTNode, check_key, module: cst.Module | None = None) -> None:
         self.scope = scope
+        self.module = module  # where functions making feed dicts are looked up (made_feeds)
         self.check_key = check_key  # GraphValues.check for a fed value
         self.read_names: dict[tuple[int, str], NamedFeeds] = {}  # by (id of the name's scope, name)
 
@@ -153,3 +155,48 @@ def read_elsewhere(reader: NamedFeedReader, sites) -> cst.Name | None:
     at_sites = {id(site.feeds_read) for site in sites if site.feeds_read is not None}
     reads = (read for named in reader.read_names.values() for read in named.reads)
     return next((read for read in reads if id(read) not in at_sites), None)
+
+
+@dataclass
+class MadeFeeds:
+    """A feed dict a function of the program makes (`feed_dict(train)`, the TensorBoard tutorial's):
+    keyed like a keyed named dict, since what it feeds is known only at the run. The dict literal the
+    function returns is keyed by the fed values' `.ref()`s; the run calls run_graph with the call."""
+    call: cst.Call
+    returned: cst.Dict
+
+    def rewritten(self, node: cst.Dict) -> cst.Dict:
+        return node.with_changes(elements=[element.with_changes(key=_ref(element.key)) for element in node.elements])
+
+
+def made_feeds(feed_dict: cst.BaseExpression, module: cst.Module, check_key) -> MadeFeeds | None:
+    """`feed_dict(False)` given as a run's feed dict, where `feed_dict` is a function of the program
+    returning a dict literal of fed values (structure/feed_functions.py's shape) that nothing but runs'
+    feed dicts call (its dict's keys become `.ref()`s); None for anything else."""
+    if not (isinstance(feed_dict, cst.Call) and isinstance(feed_dict.func, cst.Name)):
+        return None
+    name = feed_dict.func.value
+    functions = [node for node in walk(module) if isinstance(node, cst.FunctionDef) and node.name.value == name]
+    returned = returned_feed_dict(functions[0]) if len(functions) == 1 else None
+    if returned is None or _uses(module, name) != _feeding_calls(module, name):
+        return None
+    for element in returned.elements:
+        check_key(element.key, "fed value")
+    return MadeFeeds(feed_dict, returned)
+
+
+def _uses(module: cst.Module, name: str) -> int:
+    defined = {id(node.name) for node in walk(module) if isinstance(node, cst.FunctionDef)}
+    return sum(1 for node in load_names(module) if node.value == name and id(node) not in defined)
+
+
+def _feeding_calls(module: cst.Module, name: str) -> int:
+    """How many calls of `name` are the feed dict of a `.run(fetches, feed_dict)` call."""
+    count = 0
+    for call in calls_under(module):
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "run":
+            feeds = [arg.value for index, arg in enumerate(call.args)
+                     if (arg.keyword is None and index == 1) or (arg.keyword and arg.keyword.value == "feed_dict")]
+            count += sum(1 for feed in feeds if isinstance(feed, cst.Call) and isinstance(feed.func, cst.Name)
+                         and feed.func.value == name)
+    return count

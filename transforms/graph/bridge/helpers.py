@@ -37,6 +37,7 @@ class HelperSite:
     feeds: list[cst.DictElement]
     named_feeds: NamedFeeds | None = None  # a feed dict the helper binds to a name before the run
     feeds_read: cst.Name | None = None  # that name, as the site reads it
+    made_feeds: None = None  # a helper's runs are fed dicts it writes (RunSite's feeds made by functions: sites.py)
 
 
 @dataclass

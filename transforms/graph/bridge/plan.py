@@ -15,6 +15,7 @@ from transforms.graph.bridge.region import GRAPH_RESETS, Layout, calls_only, is_
 from transforms.graph.bridge.savers import Saver, read_savers
 from transforms.graph.bridge.sites import GraphValues, RunSite
 from transforms.graph.bridge.uses import SessionUses, UseReader
+from transforms.graph.bridge.tracing import run_metadata_lines, trace_lines
 from transforms.graph.bridge.writers import Writer, read_writers
 
 # What code after the graph may call: plain ops on its own values run eagerly there (TF1 built them
@@ -42,6 +43,8 @@ class Plan:
     listing_calls: list[cst.Call]  # `tf.trainable_variables()` and the like, fetched by runs
     config_lines: list[cst.BaseStatement]  # building a ConfigProto only the sessions read
     writers: list[Writer]
+    run_metadata_lines: list[cst.SimpleStatementLine]  # `writer.add_run_metadata(...)`: they go (tracing.py)
+    trace_lines: list[cst.SimpleStatementLine]  # `run_options = tf.RunOptions(...)` read only by them and runs
 
 
 def read_plan(transform, module: cst.Module) -> Plan:
@@ -65,8 +68,10 @@ def read_plan(transform, module: cst.Module) -> Plan:
         raise Refusal(layout.sessions[0].call, "the session runs nothing but initializers")
     _check_after(transform, after, uses, values)
     config_lines = session_config_lines(transform, layout)
+    metadata_lines = run_metadata_lines(scope, {writer.name for writer in writers if writer.name})
+    traced_runs = [site.call for site in uses.sites if site.traced]
     return Plan(layout, region, region_names, uses, savers, values.initializer_calls, values.listing_calls,
-                config_lines, writers)
+                config_lines, writers, metadata_lines, trace_lines(transform, scope, traced_runs, metadata_lines))
 
 
 def _without_hoisted(statement: cst.BaseStatement, layout: Layout) -> cst.BaseStatement:

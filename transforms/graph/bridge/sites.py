@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from transforms.common.syntax import Refusal, bind_arguments, code, is_constant
-from transforms.graph.bridge.feeds import NOT_WRITTEN, NamedFeedReader, NamedFeeds
+from transforms.graph.bridge.feeds import NOT_WRITTEN, MadeFeeds, NamedFeedReader, NamedFeeds, made_feeds
 from transforms.graph.layers.keras_layers import NameAllocator
 
 INITIALIZERS = frozenset({"tf.global_variables_initializer", "tf.initialize_all_variables",
@@ -40,6 +40,8 @@ class RunSite:
     named_feeds: NamedFeeds | None = None  # a feed dict bound to a name before the run (the feeds: its keys)
     feeds_read: cst.Name | None = None  # that name, as the site reads it
     as_int: bool = False  # the run's result is given as a Python int (tf.train.global_step)
+    traced: bool = False  # given RunOptions / RunMetadata, which a pruned function takes none of
+    made_feeds: MadeFeeds | None = None  # a feed dict a function of the program makes (feeds.py)
 
     def signature(self) -> tuple[str, tuple[str, ...]]:
         """Sites with equal signatures share one pruned function."""
@@ -89,13 +91,12 @@ class GraphValues:
 def read_run_call(call: cst.Call, values: GraphValues, named_feeds: NamedFeedReader) -> RunSite:
     """`sess.run(...)`."""
     bound = bind_arguments(call, RUN_SIGNATURE, "Session.run")
-    for unsupported in ("options", "run_metadata"):
-        if unsupported in bound:
-            raise Refusal(call, f"Session.run({unsupported}=...) has no counterpart for a pruned function")
     if "fetches" not in bound:
         raise Refusal(call, "Session.run() without fetches")
     values.check(bound["fetches"], "fetch")
-    return _site(call, bound["fetches"], bound.get("feed_dict"), values, named_feeds)
+    site = _site(call, bound["fetches"], bound.get("feed_dict"), values, named_feeds)
+    site.traced = "options" in bound or "run_metadata" in bound
+    return site
 
 
 def read_eval_call(call: cst.Call, receiver: cst.BaseExpression, values: GraphValues,
@@ -124,6 +125,9 @@ def _site(call: cst.Call, fetches: cst.BaseExpression, feed_dict: cst.BaseExpres
           named_feeds: NamedFeedReader) -> RunSite:
     if isinstance(feed_dict, cst.Name) and feed_dict.value != "None":
         return RunSite(call, fetches, [], named_feeds(feed_dict), feed_dict)
+    made = made_feeds(feed_dict, named_feeds.module, values.check) if named_feeds.module is not None else None
+    if made is not None:
+        return RunSite(call, fetches, [], made_feeds=made)
     return RunSite(call, fetches, _feeds(feed_dict, values))
 
 

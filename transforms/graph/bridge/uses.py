@@ -32,7 +32,8 @@ class SessionUses:
     def run_graph_sites(self) -> list:
         """The sites whose fetches or fed values are known only at the run (a keyed feed dict's, a
         helper's): they call run_graph."""
-        keyed = [site for site in self.sites if site.named_feeds is not None and site.named_feeds.keyed]
+        keyed = [site for site in self.sites if site.made_feeds is not None
+                 or site.named_feeds is not None and site.named_feeds.keyed]
         return keyed + [site for helper in self.helpers for site in helper.sites]
 
 
@@ -48,7 +49,7 @@ class UseReader:
         self.writer_names = {writer.name for writer in writers if writer.name}
         self.uses = SessionUses()
         self.seen_calls: set[int] = set()
-        self.named_feeds = NamedFeedReader(scope, values.check)
+        self.named_feeds = NamedFeedReader(scope, values.check, module)
         self.helper_reader = HelperReader(transform, module, scope, {session.name for session in sessions})
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode:

@@ -55,6 +55,8 @@ class BridgeWriter:
 
     def write(self) -> tuple[cst.Module, list[tuple[cst.Call, str]]]:
         self.helper_replacements.update(shared_iterators(self.transform, self.module, set(), self.tf))
+        self.helper_replacements.update({id(line): lambda _: cst.RemovalSentinel.REMOVE
+                                         for line in [*self.plan.run_metadata_lines, *self.plan.trace_lines]})
         self._initializers()
         self._listings()
         self._sites()
@@ -166,7 +168,7 @@ class BridgeWriter:
     def _sites(self) -> None:
         by_signature: dict[tuple, str] = {}
         for site in self.plan.uses.sites:
-            if site.named_feeds is not None and site.named_feeds.keyed:
+            if site.made_feeds is not None or site.named_feeds is not None and site.named_feeds.keyed:
                 self._keyed_site(site)
                 continue
             signature = site.signature()
@@ -182,6 +184,9 @@ class BridgeWriter:
             self.replacements[id(site.call)] = lambda _, name=name, arguments=arguments, site=site: site_result(
                 site, cst.Call(cst.Name(name), arguments))
         self._named_feeds(self.plan.uses.sites, self.replacements)
+        for made in {id(site.made_feeds.returned): site.made_feeds for site in self.plan.uses.sites
+                     if site.made_feeds is not None}.values():
+            self.helper_replacements[id(made.returned)] = made.rewritten
 
     def _keyed_site(self, site: RunSite) -> None:
         """A run fed a keyed feed dict (feeds.py): what it feeds is known only at the run, so it calls
@@ -189,8 +194,8 @@ class BridgeWriter:
         name = function_name(site, self.names)
         self.site_names.append((site.call, name))
         graph = cst.Name(self.graph_name)
-        self.replacements[id(site.call)] = lambda _: _run_graph_call(
-            graph, name, replace(site, fetches=replace_nodes(site.fetches, self.replacements)))
+        self.replacements[id(site.call)] = lambda updated: _run_graph_call(
+            graph, name, replace(site, fetches=replace_nodes(site.fetches, self.replacements)), updated)
 
     @staticmethod
     def _named_feeds(sites, replacements: dict[int, object]) -> None:
@@ -341,12 +346,15 @@ def _parameters(function: cst.FunctionDef) -> set[str]:
     return {param.name.value for param in every}
 
 
-def _run_graph_call(graph: cst.Name, name: str, site) -> cst.Call:
+def _run_graph_call(graph: cst.Name, name: str, site, updated: cst.Call | None = None) -> cst.Call:
     """`run_graph(graph, "name", fetches, [keys], [values])`, or `run_graph(graph, "name", fetches, feed)`
-    for a keyed feed dict, for a run whose fetches or fed values are known only when it runs."""
+    for a keyed feed dict or one a function makes (`updated`: the run as rewritten, whose feed dict
+    that function's call is), for a run whose fetches or fed values are known only when it runs."""
     arguments = [cst.Arg(graph), cst.Arg(cst.SimpleString(f'"{name}"')), cst.Arg(site.fetches)]
     named = site.named_feeds
-    if named is not None and named.keyed:
+    if site.made_feeds is not None:
+        arguments.append(cst.Arg(_feed_dict_argument(updated)))
+    elif named is not None and named.keyed:
         arguments.append(cst.Arg(cst.Name(named.name)))
     elif named is not None:
         arguments += [cst.Arg(cst.List([cst.Element(key) for key in named.keys])), cst.Arg(cst.Name(named.name))]
@@ -354,3 +362,9 @@ def _run_graph_call(graph: cst.Name, name: str, site) -> cst.Call:
         arguments += [cst.Arg(cst.List([cst.Element(element.key) for element in site.feeds])),
                       cst.Arg(cst.List([cst.Element(element.value) for element in site.feeds]))]
     return cst.Call(cst.Name("run_graph"), arguments)
+
+
+def _feed_dict_argument(run: cst.Call) -> cst.BaseExpression:
+    """The feed dict a `sess.run(fetches, feed_dict)` call passes."""
+    return next(arg.value for index, arg in enumerate(run.args)
+                if (arg.keyword is None and index == 1) or (arg.keyword and arg.keyword.value == "feed_dict"))

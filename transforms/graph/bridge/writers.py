@@ -10,10 +10,9 @@ import libcst as cst
 from transforms.common.graph_symbols import Category, categorize
 from transforms.common.syntax import Refusal, calls_under, walk
 from transforms.graph.bridge.bindings import name_assignments
+from transforms.graph.bridge.tracing import run_metadata_lines
 
 WRITER_METHODS = frozenset({"add_summary", "add_graph", "flush", "close"})
-
-
 @dataclass
 class Writer:
     call: cst.Call
@@ -38,7 +37,8 @@ def read_writers(transform, scope: cst.CSTNode, region: list[cst.BaseStatement])
 
 
 def _check_methods(scope: cst.CSTNode, names: set[str]) -> None:
+    removed = {id(line.body[0].value.func) for line in run_metadata_lines(scope, names)}
     for node in walk(scope):
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value in names \
-                and node.attr.value not in WRITER_METHODS:
+                and node.attr.value not in WRITER_METHODS and id(node) not in removed:
             raise Refusal(node, f"FileWriter.{node.attr.value} has no TF2 counterpart in TF1FileWriter")

@@ -96,9 +96,15 @@ def _body(function: cst.FunctionDef) -> list[cst.BaseStatement]:
     return statements[1:] if statements and is_docstring(statements[0]) else statements
 
 
-def _returned_dict(function: cst.FunctionDef) -> tuple[str | None] | None:
-    """(the local bound to the returned dict, or None for `return {...}`), or None when `function` is
-    not shaped as a feed function."""
+def returned_feed_dict(function: cst.FunctionDef) -> cst.Dict | None:
+    """The dict literal a feed function returns, or None when `function` is not shaped as one."""
+    result = _returned_dict(function)
+    return result[1] if result is not None else None
+
+
+def _returned_dict(function: cst.FunctionDef) -> tuple[str | None, cst.Dict] | None:
+    """(the local bound to the returned dict, or None for `return {...}`; that dict literal), or None
+    when `function` is not shaped as a feed function."""
     params = function.params
     if function.decorators or params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg \
             or params.kwonly_params or params.posonly_params or function.asynchronous:
@@ -113,7 +119,7 @@ def _returned_dict(function: cst.FunctionDef) -> tuple[str | None] | None:
                              cst.ClassDef, cst.Lambda)) and node is not last and node is not function:
             return None
     if isinstance(last.value, cst.Dict):
-        return (None,) if _feed_keys(last.value) else None
+        return (None, last.value) if _feed_keys(last.value) else None
     if not isinstance(last.value, cst.Name):
         return None
     name = last.value.value
@@ -124,7 +130,7 @@ def _returned_dict(function: cst.FunctionDef) -> tuple[str | None] | None:
         return None
     if len([node for node in load_names(function.body) if node.value == name]) != 2:
         return None  # read or changed between its binding and the return
-    return (name,)
+    return name, bindings[0].value
 
 
 def _feed_keys(value: cst.Dict) -> bool:
