@@ -45,7 +45,9 @@ from migrate.harness.verify import Settings, run_legacy, verify_migrated
 # Examples that take their step count on the command line: (flag, steps at scale 1).
 EXAMPLE_ARGS = {"cnn_tf_layers.py": ("--train_steps", 60), "core_scoped_adam.py": ("--steps", 60),
                 "core_contrib_layers.py": ("--steps", 30), "core_saver_resume.py": ("--steps", 8),
-                "mixed_flags_data_summaries_saver.py": ("--steps", 40), "saver_checkpoint.py": ("--steps", 30)}
+                "mixed_flags_data_summaries_saver.py": ("--steps", 40), "saver_checkpoint.py": ("--steps", 30),
+                "tutorial_fully_connected_feed.py": ("--max_steps", 40),
+                "wrapped_tensorboard_tutorial.py": ("--max_steps", 120)}
 SCALED_CONSTANTS = re.compile(r"^(STEPS|EPOCHS) = (\d+)$", re.MULTILINE)
 
 

@@ -114,7 +114,9 @@ def _ordering_facts(elements, writers):
     racing = sorted(variable for variable, writes in by_variable.items() if _unordered(writes))
     fetched_racing = sorted(variable for variable in by_variable if variable in fetched)
     leaf_reads = [sorted(_values_read(op)) if op is not None else [] for op in ops]
-    ordered = set()  # what runs before the writes: the ops they depend on
+    # What is ordered with the writes: the ops they depend on, and the writes themselves (a write's
+    # output, `assign_add(...)`'s value read by a metric's update op, comes after it).
+    ordered = {op.name for op in writers}
     for op in writers:
         ordered |= _ancestors(op)
     racing_reads = [sorted(_unordered_reads(op, set(by_variable), ordered)) if op is not None else [] for op in ops]
