@@ -12,9 +12,14 @@ computation. Four measurements, each alternating its variants over several round
 4. traces of a step whose optimizer creates its slots at the first call, against one built before;
 5. one iteration of a GAN of the corpus's sizes (wiseodd's: an MLP discriminator and generator, batch
    128, TF1's Adam on each): two `Session.run` calls, two migrated step calls, and one call of the
-   function TFM311 writes for them (both steps' Python functions traced into one graph).
+   function TFM311 writes for them (both steps' Python functions traced into one graph);
+6. what a step is given and what a run fetches, in a cnn-text-sized step (batch 16 of 8 word ids):
+   the batch as the tuples of rows `x_batch, y_batch = zip(*batch)` makes, fed to `Session.run` and to
+   the migrated step, against the same rows as arrays (`np.asarray`, what TF1's feed does to them);
+   and a run fetching only a variable (`sess.run(global_step)`) as `Session.run`, as the `tf.function`
+   TFM201 writes for it, and as a read of the variable.
 
-    python benchmarks/step_overhead.py [--calls 1000] [--rounds 3]
+    python benchmarks/step_overhead.py [--calls 1000] [--rounds 3] [--only-gan | --only-feeds]
 """
 from __future__ import annotations
 
@@ -222,6 +227,78 @@ def gan_iteration(calls: int, rounds: int) -> dict[str, float]:
     return {name: statistics.median(values) for name, values in times.items()}
 
 
+WORDS, SENTENCE, LABELS, TEXT_BATCH, EMBEDDING = 30, 8, 2, 16, 6
+
+
+def _text_rows():
+    """One batch as cnn-text-classification's `batch_iter` yields it: an object array of (x, y) rows."""
+    rng = np.random.RandomState(4)
+    rows = list(zip(rng.randint(0, WORDS, (TEXT_BATCH, SENTENCE)), np.eye(LABELS)[rng.randint(0, LABELS, TEXT_BATCH)]))
+    return np.array(rows, dtype=object)
+
+
+def _session_text_step():
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.int32, [None, SENTENCE])
+        y = tf.compat.v1.placeholder(tf.float32, [None, LABELS])
+        step = tf.compat.v1.train.get_or_create_global_step()
+        loss = _text_loss(tf.compat.v1.Variable(tf.zeros([WORDS, EMBEDDING])),
+                          tf.compat.v1.Variable(tf.zeros([EMBEDDING, LABELS])), x, y)
+        train = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+        session = tf.compat.v1.Session(graph=graph)
+        session.run(tf.compat.v1.global_variables_initializer())
+    return (lambda x_batch, y_batch: session.run([train, loss], {x: x_batch, y: y_batch})), \
+        (lambda: session.run(step))
+
+
+def _text_loss(embedding, weights, x, y):
+    features = tf.reduce_max(tf.nn.embedding_lookup(embedding, x), axis=1)
+    return tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(logits=tf.matmul(features, weights), labels=y))
+
+
+def _function_text_step():
+    embedding, weights = tf.Variable(tf.zeros([WORDS, EMBEDDING])), tf.Variable(tf.zeros([EMBEDDING, LABELS]))
+    step = tf.Variable(0, dtype=tf.int64)
+    optimizer = tf.keras.optimizers.SGD(0.1)
+
+    @tf.function(input_signature=[tf.TensorSpec([None, SENTENCE], tf.int32),
+                                  tf.TensorSpec([None, LABELS], tf.float32)], autograph=False)
+    def train_step(x, y):
+        with tf.GradientTape() as tape:
+            loss = _text_loss(embedding, weights, x, y)
+        optimizer.apply_gradients(zip(tape.gradient(loss, [embedding, weights]), [embedding, weights]))
+        step.assign_add(1)
+        return loss
+
+    @tf.function(autograph=False)
+    def compute_global_step():
+        return step
+
+    return train_step, compute_global_step, step
+
+
+def feeds_and_reads(calls: int, rounds: int) -> dict[str, float]:
+    x_rows, y_rows = zip(*_text_rows())
+    x_array, y_array = np.asarray(x_rows, np.int32), np.asarray(y_rows, np.float32)
+    session_step, session_read = _session_text_step()
+    train_step, compute_global_step, step = _function_text_step()
+    variants = {"Session.run, rows fed as tuples": lambda: session_step(x_rows, y_rows),
+                "Session.run, rows fed as arrays": lambda: session_step(x_array, y_array),
+                "tf.function, rows as tuples": lambda: train_step(x_rows, y_rows),
+                "tf.function, rows as arrays": lambda: train_step(x_array, y_array),
+                "tf.function, rows made arrays at the call":
+                    lambda: train_step(np.asarray(x_rows, np.int32), np.asarray(y_rows, np.float32)),
+                "Session.run(global_step)": lambda: int(session_read()),
+                "tf.function returning global_step": lambda: int(compute_global_step()),
+                "global_step read (int(variable))": lambda: int(step)}
+    times = {name: [] for name in variants}
+    for _ in range(rounds):
+        for name, call in variants.items():
+            times[name].append(_per_call_ms(call, calls))
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
 def _first_call_s(autograph: bool, prebuilt: bool) -> tuple[float, int]:
     """Seconds of the first call (tracing) of a discriminator-sized train step, and its trace count."""
     weights = [tf.Variable(tf.random.normal([FEATURES, 128])), tf.Variable(tf.zeros([128])),
@@ -270,6 +347,7 @@ def main(argv=None) -> int:
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only-gan", action="store_true", help="only measurement 5")
+    parser.add_argument("--only-feeds", action="store_true", help="only measurement 6")
     parser.add_argument("--first-call", nargs=2, metavar=("AUTOGRAPH", "OPTIMIZER"),
                         help="internal: time one first call (autograph|plain, lazy|prebuilt) and exit")
     args = parser.parse_args(argv)
@@ -281,6 +359,8 @@ def main(argv=None) -> int:
           f"load average at start {os.getloadavg()[0]:.1f}; medians of {args.rounds} rounds")
     if args.only_gan:
         return _print_gan(args)
+    if args.only_feeds:
+        return _print_feeds(args)
     print("\n1. one small training step, per call:")
     for name, ms in call_overhead(args.calls, args.rounds).items():
         print(f"   {name:38s} {ms:.3f} ms")
@@ -290,7 +370,8 @@ def main(argv=None) -> int:
     print("\n3-4. first call (tracing) of a GAN discriminator step with Keras Adam, each in a fresh process:")
     for name, (seconds, traces) in tracing(args.rounds).items():
         print(f"   {name:45s} {seconds:.3f} s, {traces} trace(s)")
-    return _print_gan(args)
+    _print_gan(args)
+    return _print_feeds(args)
 
 
 def _print_gan(args) -> int:
@@ -299,6 +380,13 @@ def _print_gan(args) -> int:
     legacy = gan["two Session.run calls"]
     for name, ms in gan.items():
         print(f"   {name:38s} {ms:.3f} ms   {legacy / ms:.2f}x the Session.run iteration's speed")
+    return 0
+
+
+def _print_feeds(args) -> int:
+    print(f"\n6. a cnn-text-sized step (batch {TEXT_BATCH} of {SENTENCE} word ids), per call:")
+    for name, ms in feeds_and_reads(args.calls, args.rounds).items():
+        print(f"   {name:42s} {ms:.3f} ms")
     return 0
 
 
