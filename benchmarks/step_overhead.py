@@ -1,7 +1,7 @@
 """Where a migrated step's time goes on small models, measured side by side in one process.
 
 The corpus's verified programs are tiny CPU models, where the cost of calling a step dominates the
-computation. Four measurements, each alternating its variants over several rounds (medians):
+computation. Six measurements, each alternating its variants over several rounds (medians):
 
 1. call overhead of one small training step: TF1's `Session.run` with a feed (a `tf.Graph` of its
    own, run through tf.compat.v1), the migrated `tf.function` with an input_signature called with
@@ -56,6 +56,15 @@ def _per_call_ms(call, calls: int) -> float:
     return (time.perf_counter() - started) / calls * 1e3
 
 
+def _medians(variants: dict, calls: int, rounds: int) -> dict[str, float]:
+    """Median ms per call of each variant, the variants alternating round by round."""
+    times = {name: [] for name in variants}
+    for _ in range(rounds):
+        for name, call in variants.items():
+            times[name].append(_per_call_ms(call, calls))
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
 def _session_step(x_np, y_np):
     graph = tf.Graph()
     with graph.as_default():
@@ -95,11 +104,7 @@ def call_overhead(calls: int, rounds: int) -> dict[str, float]:
                 "tf.function, tensor arguments": lambda: train_step(x_tensor, y_tensor),
                 "concrete function, NumPy arguments": lambda: concrete(x_np, y_np),
                 "concrete function, tensor arguments": lambda: concrete(x_tensor, y_tensor)}
-    times = {name: [] for name in variants}
-    for _ in range(rounds):
-        for name, call in variants.items():
-            times[name].append(_per_call_ms(call, calls))
-    return {name: statistics.median(values) for name, values in times.items()}
+    return _medians(variants, calls, rounds)
 
 
 def adam_kernels(calls: int, rounds: int) -> dict[str, tuple[int, float]]:
@@ -220,11 +225,7 @@ def gan_iteration(calls: int, rounds: int) -> dict[str, float]:
     variants = {"two Session.run calls": _session_gan(x_np, z_np),
                 "two step calls (TFM201)": lambda: (d_step(x_np, z_np[0]), g_step(z_np[1])),
                 "one merged call (TFM311)": lambda: merged(x_np, z_np[0], z_np[1])}
-    times = {name: [] for name in variants}
-    for _ in range(rounds):
-        for name, call in variants.items():
-            times[name].append(_per_call_ms(call, calls))
-    return {name: statistics.median(values) for name, values in times.items()}
+    return _medians(variants, calls, rounds)
 
 
 WORDS, SENTENCE, LABELS, TEXT_BATCH, EMBEDDING = 30, 8, 2, 16, 6
@@ -248,8 +249,11 @@ def _session_text_step():
         train = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
         session = tf.compat.v1.Session(graph=graph)
         session.run(tf.compat.v1.global_variables_initializer())
-    return (lambda x_batch, y_batch: session.run([train, loss], {x: x_batch, y: y_batch})), \
-        (lambda: session.run(step))
+
+    def train_step(x_batch, y_batch):
+        return session.run([train, loss], {x: x_batch, y: y_batch})
+
+    return train_step, lambda: session.run(step)
 
 
 def _text_loss(embedding, weights, x, y):
@@ -292,11 +296,7 @@ def feeds_and_reads(calls: int, rounds: int) -> dict[str, float]:
                 "Session.run(global_step)": lambda: int(session_read()),
                 "tf.function returning global_step": lambda: int(compute_global_step()),
                 "global_step read (int(variable))": lambda: int(step)}
-    times = {name: [] for name in variants}
-    for _ in range(rounds):
-        for name, call in variants.items():
-            times[name].append(_per_call_ms(call, calls))
-    return {name: statistics.median(values) for name, values in times.items()}
+    return _medians(variants, calls, rounds)
 
 
 def _first_call_s(autograph: bool, prebuilt: bool) -> tuple[float, int]:
