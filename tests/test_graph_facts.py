@@ -44,3 +44,15 @@ def test_randomness_the_probe_can_fetch_is_left_to_the_probe():
         step = tf.compat.v1.assign_sub(weight, 0.1 * tf.random.uniform([])).op
         facts, probed = analyse(tf.compat.v1.get_default_graph(), [step])
         assert not facts["random_effective"] and probed
+
+
+def test_a_value_after_the_update_reaching_randomness_only_through_it_leaves_it_to_the_probe():
+    # TF1 Adam's beta-power update waits for ApplyAdam, whose gradient the probe fetches itself.
+    with tf.Graph().as_default():
+        weight = tf.compat.v1.Variable(1.0, use_resource=False, name="weight")
+        power = tf.compat.v1.Variable(0.9, use_resource=False, name="power")
+        update = tf.compat.v1.assign_sub(weight, 0.1 * tf.random.uniform([]))
+        with tf.control_dependencies([update]):
+            decayed = tf.compat.v1.assign(power, power * 0.9).op
+        facts, probed = analyse(tf.compat.v1.get_default_graph(), [decayed])
+        assert not facts["random_effective"] and probed

@@ -207,7 +207,10 @@ def _probe_tensors(roots, writers):
 
 
 def _reaches_random(tensor):
-    return any(op.type in RANDOM_OP_TYPES for op in _walk_back([tensor.op]))
+    """Whether `tensor` is computed from a random op other than through a write: what a write
+    computes from is among the probed tensors (its inputs) or left out itself."""
+    is_write = lambda op: op.type.startswith(STATE_OP_PREFIXES)
+    return any(op.type in RANDOM_OP_TYPES for op in _walk_back([tensor.op], stop=is_write))
 
 
 def worth_probing(facts, call, limit):
