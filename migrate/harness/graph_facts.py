@@ -61,7 +61,11 @@ def analyse(graph, leaves):
     facts = {"random_ops": sorted(random_types), "mutates_state": bool(writers), "consumes_input": consumes,
              "deterministic_calls": [], "random_effective": False}
     facts.update(_ordering_facts(elements, writers))
-    return facts, _probe_tensors(roots, writers)
+    probed, unprobed = _probe_tensors(roots, writers)
+    # A random value the probe may not fetch (computed after a write: batch_norm's in-place moving
+    # averages order every tensor after them) could differ unseen: agreeing probes would prove nothing.
+    facts["random_effective"] = any(_reaches_random(tensor) for tensor in unprobed)
+    return facts, probed
 
 
 def _walk_back(starts, control=True, stop=None):
@@ -185,20 +189,28 @@ def _ancestors(op):
 
 
 def _probe_tensors(roots, writers):
-    """Fetched tensors plus the values written into variables: enough to see randomness matter. A
-    tensor computed after a write (TF1 Adam's `beta1_power * beta1`, made under a control dependency on
-    its updates) is left out: fetching it would run the write, and the probe would change the model."""
+    """(probed, left out): fetched tensors plus the values written into variables, enough to see
+    randomness matter. A tensor computed after a write (TF1 Adam's `beta1_power * beta1`, made under a
+    control dependency on its updates) is left out: fetching it would run the write, and the probe
+    would change the model."""
     candidates = [root for root in roots if hasattr(root, "op")]
     for op in writers:
         candidates.extend(op.inputs)
-    chosen, names = [], set()
+    chosen, left_out, names = [], [], set()
     for tensor in candidates:
         if tensor.name in names or tensor.dtype.name.endswith(UNFETCHABLE_DTYPE_SUFFIXES):
             continue
         names.add(tensor.name)
-        if not any(op.type.startswith(STATE_OP_PREFIXES) for op in _walk_back([tensor.op])):
-            chosen.append(tensor)
-    return chosen
+        after_write = any(op.type.startswith(STATE_OP_PREFIXES) for op in _walk_back([tensor.op]))
+        (left_out if after_write else chosen).append(tensor)
+    return chosen, left_out
+
+
+def _reaches_random(tensor):
+    """Whether `tensor` is computed from a random op other than through a write: what a write
+    computes from is among the probed tensors (its inputs) or left out itself."""
+    is_write = lambda op: op.type.startswith(STATE_OP_PREFIXES)
+    return any(op.type in RANDOM_OP_TYPES for op in _walk_back([tensor.op], stop=is_write))
 
 
 def worth_probing(facts, call, limit):
