@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from transforms.common.syntax import calls_under, keyword_arg, walk
+from transforms.common.syntax import calls_under, fresh_name, keyword_arg, walk
 
 INITIALIZABLE = "make_initializable_iterator"
 OUTPUT_PROPERTIES = ("output_types", "output_shapes", "output_classes")
@@ -42,7 +42,7 @@ def shared_iterators(transform, module: cst.Module, taken: set[str], tf: str) ->
         kind = iterator_kind(transform, call)
         if kind is None or _has_shared_name(call, SHARED_NAME_POSITION[kind]):
             continue
-        name = _unique(f"tf_migrate/{bound.get(id(call), 'iterator')}", taken)
+        name = fresh_name(f"tf_migrate/{bound.get(id(call), 'iterator')}", taken)
         replacements[id(call)] = lambda updated, name=name: updated.with_changes(
             args=[*updated.args, keyword_arg("shared_name", cst.SimpleString(f'"{name}"'))])
         if kind == "tf.data.Iterator.from_structure":
@@ -67,12 +67,3 @@ def _has_shared_name(call: cst.Call, position: int) -> bool:
     positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
     return len(positional) > position or any(arg.star or (arg.keyword and arg.keyword.value == "shared_name")
                                              for arg in call.args)
-
-
-def _unique(name: str, taken: set[str]) -> str:
-    candidate, number = name, 1
-    while candidate in taken:
-        number += 1
-        candidate = f"{name}_{number}"
-    taken.add(candidate)
-    return candidate

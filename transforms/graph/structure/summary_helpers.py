@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from transforms.common.graph_symbols import Category, categorize
-from transforms.common.syntax import LocalRenamer, load_names, walk
+from transforms.common.syntax import LocalRenamer, fresh_name, load_names, walk
 from transforms.graph.sessions.session_helpers import bound_argument
 
 
@@ -53,19 +53,10 @@ def _inlined(helper: SummaryHelper, line: cst.SimpleStatementLine, taken: set[st
     call = line.body[0].value
     arguments = {p: bound_argument(call, helper.params, p).value.value for p in helper.params}
     prefix = "_".join(arguments.values())
-    renames = {**arguments, **{name: _fresh(f"{prefix}_{name}", taken) for name in helper.locals}}
+    renames = {**arguments, **{name: fresh_name(f"{prefix}_{name}", taken) for name in helper.locals}}
     statements = [s.deep_clone().visit(LocalRenamer(renames)) for s in _body(helper.function)]
     statements[0] = statements[0].with_changes(leading_lines=line.leading_lines)
     return statements
-
-
-def _fresh(name: str, taken: set[str]) -> str:
-    candidate, number = name, 1
-    while candidate in taken:
-        number += 1
-        candidate = f"{name}_{number}"
-    taken.add(candidate)
-    return candidate
 
 
 def _body(function: cst.FunctionDef) -> list[cst.BaseStatement]:
