@@ -6,7 +6,9 @@ key in one branch of an `if` (single or multi-label), and an evaluation helper f
 
 TFM201 does not convert a helper building an assign op, so the graph stays TF1 code, wrapped once by
 `tf.compat.v1.wrap_function` (TFM203). The data loading stays outside the graph; the assignment runs
-eagerly on the wrapped variable; the growing feed dict is keyed by `.ref()`s and run by `run_graph`.
+eagerly on the wrapped variable; the feed dict completed in the `if` becomes the training run written
+in each branch (TFM204), each pruned on its first run by `run_graph`: the multi-label branch never
+runs, and its labels' placeholder is one the single-label loss does not use.
 """
 import os
 import shutil

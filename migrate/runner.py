@@ -18,8 +18,9 @@ from migrate.levels import classify
 from migrate.options import DEFAULT_MAX_BYTES, Budget, Options, unreadable_reason
 from migrate.sourcefile import SourceError, decode_python, describe_parse_error, syntax_problem
 from transforms import selected_transforms
-from transforms.base import FINDINGS_KEY, RUN_SITES_KEY, TransformContext
+from transforms.base import FINDINGS_KEY, MOVED_KEY, RUN_SITES_KEY, TransformContext
 from transforms.common.lazy_metadata import LazyMetadataWrapper
+from transforms.common.positions import positions_of
 from transforms.common.qualnames import mentions_tensorflow
 from transforms.common.syntax import module_code, remember_code
 
@@ -73,11 +74,12 @@ def _run_transforms(wrapper: LazyMetadataWrapper, options: Options, filename: st
         reported = _reported(context)
         result = transform_class(context).transform_wrapper(wrapper)
         to_input.relocate(context, reported)
+        moved = context.scratch.pop(MOVED_KEY, ())
         if result is wrapper.module:
             continue
         new_code = module_code(result)
         if new_code != code:
-            to_input.add(code, new_code)
+            to_input.add(code, new_code, _moved_lines(result, moved))
             code = new_code
             wrapper, parsed = _next_wrapper(result, new_code)
             settled_from = index + 1 if parsed else None
@@ -102,6 +104,14 @@ def _parsed(code: str) -> cst.Module:
     return module
 
 
+def _moved_lines(module: cst.Module, moved) -> dict[int, int]:
+    """{line of `module`: line of the code before the transform} for what the transform said it moved."""
+    if not moved:
+        return {}
+    positions = positions_of(module, [node for node, _ in moved])
+    return {positions[node].start.line: line for node, line in moved if node in positions}
+
+
 def _reported(context: TransformContext) -> tuple[int, int]:
     return len(context.scratch.get(FINDINGS_KEY, ())), len(context.scratch.get(RUN_SITES_KEY, ()))
 
@@ -114,13 +124,17 @@ class LineMap:
     def __init__(self) -> None:
         self.steps: list[list[int]] = []  # per code change: new line index -> old line index (0-based)
 
-    def add(self, old: str, new: str) -> None:
+    def add(self, old: str, new: str, moved: dict[int, int] | None = None) -> None:
+        """One code change, old -> new; `moved` gives lines of new code a statement moved to (1-based,
+        new line: old line), which the diff would map to the start of their rewritten region."""
         old_lines, new_lines = old.splitlines(), new.splitlines()
         mapping = [0] * (len(new_lines) + 1)
         for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes():
             for j in range(j1, j2):
                 mapping[j] = i1 + (j - j1) if tag == "equal" else i1
         mapping[len(new_lines)] = len(old_lines)
+        for new_line, old_line in (moved or {}).items():
+            mapping[new_line - 1] = old_line - 1
         self.steps.append(mapping)
 
     def line(self, line: int) -> int:

@@ -190,6 +190,19 @@ def test_methods_of_a_wrapped_model_class_and_their_helpers_are_graph_code(tmp_p
     assert outcome.level == "wrapped"
 
 
+def test_a_run_split_per_branch_answers_the_line_it_was_written_on():
+    """TFM204 writes the run after a feed dict completed in an `if` into each branch; both runs are
+    the one legacy site, at its line, and each is pruned on its first run (run_graph): the program
+    never runs the multi-label branch, whose function could not be pruned from its graph."""
+    path = EXAMPLES / "wrapped_text_classifier_embedding.py"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    run_line = next(number for number, line in enumerate(lines, 1) if "sess.run([model.loss_val, model.train_op]" in line)
+    outcome = migrate_path(str(path))
+    assert ("TFM204", True) in {(finding.code, finding.fixed) for finding in outcome.findings}
+    assert [name for line, name in outcome.run_sites if line == run_line] == ["run_loss_val_train_op"] * 2
+    assert outcome.new_source.count('run_graph(graph, "run_loss_val_train_op"') == 2
+
+
 @pytest.mark.parametrize("name", WRAPPED_EXAMPLES)
 def test_wrapped_example_verifies_equivalent(tmp_path, name):
     """Each wrapped_*.py example (TFM201 refuses it, TFM203 wraps it) against its legacy run."""

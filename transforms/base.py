@@ -30,6 +30,7 @@ read_only_visit.install()
 FINDINGS_KEY = "tf_migrate.findings"
 RUN_SITES_KEY = "tf_migrate.run_sites"
 IMPORTS_KEY = "tf_migrate.imports"
+MOVED_KEY = "tf_migrate.moved"  # (node of a transform's output, line of its input it stands for)
 
 Safety = Literal["safe", "unsafe"]
 
@@ -228,6 +229,13 @@ class TFTransform(FastDispatch, cst.CSTTransformer):
         if position is not None:
             findings = self.context.scratch[FINDINGS_KEY]
             findings[index] = replace(findings[index], line=position.start.line, col=position.start.column + 1)
+
+    def moved_from(self, node: cst.CSTNode, origin: cst.CSTNode) -> None:
+        """Say that `node`, made by this pass, is `origin` of the module it visits, moved or copied:
+        the findings and run sites a later transform reports at its line then name `origin`'s line
+        (the line the user wrote), not the start of the region this pass rewrote."""
+        line = self.get_metadata(PositionProvider, origin).start.line
+        self.context.scratch.setdefault(MOVED_KEY, []).append((node, line))
 
     def add_import(self, module: str, name: str | None = None, asname: str | None = None) -> None:
         """Ask for `import module [as asname]` or `from module import name [as asname]` once the

@@ -42,6 +42,9 @@ class RunSite:
     as_int: bool = False  # the run's result is given as a Python int (tf.train.global_step)
     traced: bool = False  # given RunOptions / RunMetadata, which a pruned function takes none of
     made_feeds: MadeFeeds | None = None  # a feed dict a function of the program makes (feeds.py)
+    # Set when another branch of its `if` runs the same fetches (uses.alternative_runs); sites with
+    # the same key share one function name.
+    alternatives: tuple[int, str] | None = None
 
     def signature(self) -> tuple[str, tuple[str, ...]]:
         """Sites with equal signatures share one pruned function."""

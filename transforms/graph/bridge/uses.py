@@ -31,10 +31,52 @@ class SessionUses:
 
     def run_graph_sites(self) -> list:
         """The sites whose fetches or fed values are known only at the run (a keyed feed dict's, a
-        helper's): they call run_graph."""
-        keyed = [site for site in self.sites if site.made_feeds is not None
+        helper's), or that one branch of an `if` runs instead of another (alternative_runs): they
+        call run_graph."""
+        keyed = [site for site in self.sites if site.made_feeds is not None or site.alternatives
                  or site.named_feeds is not None and site.named_feeds.keyed]
         return keyed + [site for helper in self.helpers for site in helper.sites]
+
+
+def alternative_runs(scope: cst.CSTNode, sites: list[RunSite]) -> dict[int, tuple[int, str]]:
+    """The sites whose fetches another site runs in another branch of the same `if` (`if multi_label:
+    sess.run(loss, {x: batch, y_multi: labels}) else: sess.run(loss, {x: batch, y: labels})`), by id:
+    a key they share with those of the others that are the same call but for what it feeds (one run
+    of the program, fed per case: TFM204 writes such runs).
+
+    Each branch feeds what its case needs, and a graph built for one case may not use the other's
+    placeholders: a function pruned at the start for the branch that never runs would fail where TF1,
+    which checks a run's feeds when it runs, did not. Such sites are pruned on their first run."""
+    found = {}
+    for chain in (node for node in walk(scope) if isinstance(node, cst.If)):
+        branches = [_sites_under(branch, sites) for branch in _branches(chain)]
+        for index, branch in enumerate(branches):
+            others = {code(site.fetches) for other in branches[:index] + branches[index + 1:] for site in other}
+            found.update((id(site), (id(chain), _call_but_feeds(site))) for site in branch
+                         if code(site.fetches) in others and id(site) not in found)
+    return found
+
+
+def _call_but_feeds(site: RunSite) -> str:
+    """The site's call as written, without its feed dict."""
+    def is_feeds(arg: cst.Arg) -> bool:
+        return (arg.keyword is not None and arg.keyword.value == "feed_dict") or isinstance(arg.value, cst.Dict) \
+            or arg.value is site.feeds_read
+    return code(site.call.with_changes(args=[arg for arg in site.call.args if not is_feeds(arg)]))
+
+
+def _branches(chain: cst.If) -> list[cst.BaseSuite]:
+    """The bodies of an `if`, its `elif`s and its `else`."""
+    bodies, current = [], chain
+    while isinstance(current, cst.If):
+        bodies.append(current.body)
+        current = current.orelse
+    return bodies + ([current.body] if isinstance(current, cst.Else) else [])
+
+
+def _sites_under(body: cst.BaseSuite, sites: list[RunSite]) -> list[RunSite]:
+    calls = {id(node) for node in walk(body) if isinstance(node, cst.Call)}
+    return [site for site in sites if id(site.call) in calls]
 
 
 class UseReader:
@@ -66,6 +108,9 @@ class UseReader:
                 self._read_use(node)
         self._read_default_session_evals()
         self._check_named_feeds()
+        alternatives = alternative_runs(self.scope, self.uses.sites)
+        for site in self.uses.sites:
+            site.alternatives = alternatives.get(id(site))
         return self.uses
 
     def _check_named_feeds(self) -> None:

@@ -167,8 +167,10 @@ class BridgeWriter:
 
     def _sites(self) -> None:
         by_signature: dict[tuple, str] = {}
+        run_graph_sites = {id(site) for site in self.plan.uses.run_graph_sites()}
+        self.alternative_names: dict[tuple[int, str], str] = {}
         for site in self.plan.uses.sites:
-            if site.made_feeds is not None or site.named_feeds is not None and site.named_feeds.keyed:
+            if id(site) in run_graph_sites:
                 self._keyed_site(site)
                 continue
             signature = site.signature()
@@ -189,9 +191,12 @@ class BridgeWriter:
             self.helper_replacements[id(made.returned)] = made.rewritten
 
     def _keyed_site(self, site: RunSite) -> None:
-        """A run fed a keyed feed dict (feeds.py): what it feeds is known only at the run, so it calls
-        run_graph, where the function for each set of fed values is pruned on its first run."""
-        name = function_name(site, self.names)
+        """A run fed a keyed feed dict (feeds.py), or one of alternative runs (uses.alternative_runs):
+        what it feeds is known only at the run, or it may never run, so it calls run_graph, where the
+        function for each set of fed values is pruned on its first run."""
+        name = self.alternative_names.get(site.alternatives) or function_name(site, self.names)
+        if site.alternatives is not None:
+            self.alternative_names[site.alternatives] = name
         self.site_names.append((site.call, name))
         graph = cst.Name(self.graph_name)
         self.replacements[id(site.call)] = lambda updated: _run_graph_call(
