@@ -102,6 +102,20 @@ def test_recorded_arrays_keep_the_values_the_run_returned():
     assert recorder.sites["site"].last[1] == 2.5
 
 
+def test_a_string_fetch_is_recorded_as_an_array_on_both_sides(tmp_path):
+    """`sess.run(greeting)` gives the legacy side bytes; the migrated side reads a string tensor as
+    bytes too (to look for a summary proto in it): both record an array, so the values are compared."""
+    from migrate.harness import migrated_side
+    no_tensors = SimpleNamespace(Tensor=type("Tensor", (), {}), Variable=type("Variable", (), {}))
+    snapshot, convert = migrated_side.make_converters(no_tensors)
+    sides = {"legacy": Recorder(5, np.asarray, copy_of_array), "migrated": Recorder(5, convert, snapshot)}
+    for side, recorder in sides.items():
+        recorder.record("site", 0.0, 1.0, [b"Hello World!"])
+        folder = tmp_path / side
+        folder.mkdir()
+        assert recorder.write(str(folder))[0]["leaf_kinds"] == [["array"]], side
+
+
 def test_identical_sites_match_and_none_leaves_are_dropped():
     legacy = site("line:7", losses(3.0, 2.0, 1.0))
     migrated = site("fn:train_step", [[np.float32(v)] for v in (3.0, 2.0, 1.0)])

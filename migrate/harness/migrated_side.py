@@ -287,7 +287,8 @@ def make_converters(tf):
         return leaf.numpy() if isinstance(leaf, tf.Variable) else recording.copy_of_array(leaf)
 
     def convert(leaf):
-        if isinstance(leaf, (np.ndarray, np.generic, int, float, bool, complex)):
+        # bytes: a string scalar, which summaries_read gave as bytes to read it as a summary proto
+        if isinstance(leaf, (np.ndarray, np.generic, int, float, bool, complex, bytes, str)):
             return leaf
         if hasattr(leaf, "numpy") and isinstance(leaf, (tf.Tensor, tf.Variable)):
             return leaf.numpy()
