@@ -4,7 +4,8 @@ TF2 tensors are unhashable, so a dict keyed by them cannot be built outside the 
 the name is bound only to dict literals keyed by the same graph values and read only as the feed dict
 of run sites, each binding becomes the tuple of its values, in the key order of the first one, and each
 run site calls its function with them unpacked: `feed = (batch,)` ... `run_op(*feed)`. The values are
-computed where the dict was, as before.
+computed where the dict was, as before. A name that says it holds a dict says what it holds now:
+`feed_dict` becomes `feed_values` (a fresh name).
 
 A dict that also gains keys after it is bound (`feed[y] = labels`, often in one branch of an `if`, or
 `feed[c] = state.c` for each part of an RNN state), or whose bindings feed different values, is
@@ -19,8 +20,8 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from transforms.common.syntax import (Refusal, calls_under, code, load_names, only_small_statement, shortened, walk,
-                                      walk_outside_functions)
+from transforms.common.syntax import (Refusal, calls_under, code, fresh_name, load_names, only_small_statement,
+                                      shortened, walk, walk_outside_functions)
 from transforms.graph.bridge.bindings import bound_names, mentions
 from transforms.graph.structure.feed_functions import returned_feed_dict
 
@@ -36,6 +37,8 @@ class NamedFeeds:
     reads: list[cst.Name]  # every read of the name: each one a run site's feed dict
     stores: list[cst.Subscript]  # every `name[key] = ...` target
     keyed: bool  # what it feeds is known only at the run (see the module docstring)
+    targets: list[cst.Name]  # the name where each binding binds it
+    written_name: str = ""  # the name the rewrite gives it (see the module docstring)
 
     def as_tuple(self, binding: cst.Dict) -> cst.Tuple:
         """`{x: a, y: b}` as `(a, b)`, its values in the order of `keys`, its layout kept."""
@@ -49,6 +52,8 @@ class NamedFeeds:
 
     def rewritten(self, node: cst.CSTNode) -> cst.CSTNode:
         """A binding or a store as it reads after the rewrite (see the module docstring)."""
+        if isinstance(node, cst.Name):
+            return node.with_changes(value=self.written_name)
         if isinstance(node, cst.Subscript):
             index = node.slice[0].slice
             return node.with_changes(slice=[node.slice[0].with_changes(slice=index.with_changes(
@@ -59,8 +64,8 @@ class NamedFeeds:
         return self.as_tuple(node)
 
     def nodes(self) -> list[cst.CSTNode]:
-        """The bindings and stores the rewrite changes."""
-        return [*self.bindings, *self.stores]
+        """The bindings, stores and (when it is renamed) binding names the rewrite changes."""
+        return [*self.bindings, *self.stores, *(self.targets if self.written_name != self.name else ())]
 
 
 class NamedFeedReader:
@@ -115,7 +120,17 @@ class NamedFeedReader:
         in_scope = {id(node) for node in walk_outside_functions(scope)}  # a function's names are its own
         reads = [node for node in load_names(scope)
                  if node.value == name.value and id(node) in in_scope and id(node) not in targets]
-        return NamedFeeds(name.value, keys, bindings, reads, stores, keyed)
+        binding_targets = [node for node in walk_outside_functions(scope)
+                           if isinstance(node, cst.Name) and id(node) in targets and node.value == name.value]
+        return NamedFeeds(name.value, keys, bindings, reads, stores, keyed, binding_targets,
+                          self._written_name(name.value, keyed))
+
+    def _written_name(self, name: str, keyed: bool) -> str:
+        """`feed_dict` -> `feed_values` for a dict that becomes a tuple; any other name as it is."""
+        if keyed or "dict" not in name:
+            return name
+        taken = {node.value for node in load_names(self.module or self.scope, parameters=True)}
+        return fresh_name(name.replace("dict", "values"), taken)
 
     @staticmethod
     def _bindings(name: str, scope: cst.CSTNode) -> tuple[list[cst.Dict], list[cst.Subscript], set[int]]:

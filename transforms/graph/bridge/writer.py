@@ -180,7 +180,7 @@ class BridgeWriter:
             name = by_signature[signature]
             self.site_names.append((site.call, name))
             if site.named_feeds is not None:
-                arguments = [cst.Arg(cst.Name(site.named_feeds.name), star="*")]
+                arguments = [cst.Arg(cst.Name(site.named_feeds.written_name), star="*")]
             else:
                 arguments = [cst.Arg(element.value) for element in site.feeds]
             self.replacements[id(site.call)] = lambda _, name=name, arguments=arguments, site=site: site_result(
@@ -362,7 +362,7 @@ def _run_graph_call(graph: cst.Name, name: str, site, updated: cst.Call | None =
     elif named is not None and named.keyed:
         arguments.append(cst.Arg(cst.Name(named.name)))
     elif named is not None:
-        arguments += [cst.Arg(cst.List([cst.Element(key) for key in named.keys])), cst.Arg(cst.Name(named.name))]
+        arguments += [cst.Arg(cst.List([cst.Element(key) for key in named.keys])), cst.Arg(cst.Name(named.written_name))]
     elif site.feeds:
         arguments += [cst.Arg(cst.List([cst.Element(element.key) for element in site.feeds])),
                       cst.Arg(cst.List([cst.Element(element.value) for element in site.feeds]))]
