@@ -55,6 +55,10 @@ class CompletedFeeds:
     def statements(self) -> list[cst.BaseStatement]:
         return [self.binding, *self.stores, *([self.branches] if self.branches else []), self.run]
 
+    def place(self) -> cst.BaseStatement:
+        """The statement whose place the rewritten code takes: the `if`, else the run."""
+        return self.branches or self.run
+
     def names(self) -> set[int]:
         """The Name nodes of the dict in these statements."""
         return {id(node) for statement in self.statements() for node in load_names(statement)
@@ -88,7 +92,7 @@ class InlineCompletedFeeds(TFTransform):
                 self.moved_from(run, each.run)
             for statement in each.statements():
                 replacements[id(statement)] = lambda _: cst.RemovalSentinel.REMOVE
-            replacements[id(each.statements()[-2 if each.branches else -1])] = lambda _, written=written: written
+            replacements[id(each.place())] = lambda _, written=written: written
             self.report(each.binding, self._message(each), fixed=True)
         return replace_nodes(original, replacements)
 
