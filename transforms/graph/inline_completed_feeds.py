@@ -36,6 +36,7 @@ from libcst.metadata import PositionProvider
 
 from transforms.base import TFTransform
 from transforms.common.syntax import code, load_names, only_small_statement, replace_nodes, walk
+from transforms.graph.analysis.conditional import branch_bodies, branch_tests
 
 # Nodes whose evaluation may run code of the program: what may not move past other such code.
 _RUNS_CODE = (cst.Call, cst.NamedExpr, cst.Await, cst.Yield, cst.ListComp, cst.SetComp, cst.DictComp,
@@ -186,24 +187,6 @@ def _fed_read(statement: cst.BaseStatement, name: str) -> cst.Name | None:
     return None
 
 
-def _branch_bodies(branches: cst.If) -> list[list[cst.BaseStatement] | None]:
-    """The statements of each branch, in order; None for a missing final `else`."""
-    bodies, current = [], branches
-    while isinstance(current, cst.If):
-        bodies.append(list(current.body.body) if isinstance(current.body, cst.IndentedBlock) else None)
-        current = current.orelse
-    bodies.append(list(current.body.body) if isinstance(current, cst.Else) else None)
-    return bodies
-
-
-def _tests(branches: cst.If) -> list[cst.BaseExpression]:
-    tests, current = [], branches
-    while isinstance(current, cst.If):
-        tests.append(current.test)
-        current = current.orelse
-    return tests
-
-
 def _order_free(found: CompletedFeeds) -> bool:
     """Whether the stores add new keys only, and computing the dict in one literal, after the
     condition, evaluates what the statements evaluated to the same values (module docstring)."""
@@ -216,16 +199,16 @@ def _order_free(found: CompletedFeeds) -> bool:
         return False
     if found.branches is None:
         return True
-    tests = _tests(found.branches)
+    tests = branch_tests(found.branches)
     if any(_reads(test, found.name) for test in tests):
         return False
     if _runs_code(literal) and any(_runs_code(test) for test in tests):
         return False
-    bodies = _branch_bodies(found.branches)
-    if any(body is None for body in bodies[:-1]):  # a one-line branch (`if x: feed[y] = 1`)
+    bodies = branch_bodies(found.branches)
+    if not all(isinstance(body, cst.IndentedBlock) for body in bodies):  # a one-line branch (`if x: feed[y] = 1`)
         return False
-    for body in filter(None, bodies):
-        stores = [_store(statement, found.name) for statement in body if not _is_pass(statement)]
+    for body in bodies:
+        stores = [_store(statement, found.name) for statement in body.body if not _is_pass(statement)]
         if any(store is None for store in stores):
             return False
         branch_keys = [code(_store_key(store)) for store in stores]

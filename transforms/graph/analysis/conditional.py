@@ -20,7 +20,7 @@ def branch_assignments(statement: cst.If) -> list[cst.Assign] | None:
     """The assignments of every branch (`elif` and `else` included); None when a branch holds
     anything else (a call, a nested block, an augmented assignment, ...)."""
     assigns: list[cst.Assign] = []
-    for body in _branch_bodies(statement):
+    for body in branch_bodies(statement):
         for line in body.body:
             if not isinstance(line, cst.SimpleStatementLine):
                 return None
@@ -39,7 +39,8 @@ def calls_anything(test: cst.BaseExpression) -> bool:
     return any(isinstance(node, cst.Call) for node in walk(test))
 
 
-def _branch_bodies(statement: cst.If) -> list[cst.BaseSuite]:
+def branch_bodies(statement: cst.If) -> list[cst.BaseSuite]:
+    """The bodies of the `if`, its `elif`s and its `else`, in order."""
     chain = _if_chain(statement)
     bodies = [branch.body for branch in chain]
     if isinstance(chain[-1].orelse, cst.Else):

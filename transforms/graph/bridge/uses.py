@@ -9,6 +9,7 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
 from transforms.common.syntax import Refusal, bind_arguments, code, shortened, walk
+from transforms.graph.analysis.conditional import branch_bodies
 from transforms.graph.bridge.assignments import Assignment, run_assignment
 from transforms.graph.bridge.feeds import NamedFeedReader, read_elsewhere
 from transforms.graph.bridge.helpers import HelperReader, SessionHelper
@@ -49,7 +50,7 @@ def alternative_runs(scope: cst.CSTNode, sites: list[RunSite]) -> dict[int, tupl
     which checks a run's feeds when it runs, did not. Such sites are pruned on their first run."""
     found = {}
     for chain in (node for node in walk(scope) if isinstance(node, cst.If)):
-        branches = [_sites_under(branch, sites) for branch in _branches(chain)]
+        branches = [_sites_under(branch, sites) for branch in branch_bodies(chain)]
         for index, branch in enumerate(branches):
             others = {code(site.fetches) for other in branches[:index] + branches[index + 1:] for site in other}
             found.update((id(site), (id(chain), _call_but_feeds(site))) for site in branch
@@ -63,15 +64,6 @@ def _call_but_feeds(site: RunSite) -> str:
         return (arg.keyword is not None and arg.keyword.value == "feed_dict") or isinstance(arg.value, cst.Dict) \
             or arg.value is site.feeds_read
     return code(site.call.with_changes(args=[arg for arg in site.call.args if not is_feeds(arg)]))
-
-
-def _branches(chain: cst.If) -> list[cst.BaseSuite]:
-    """The bodies of an `if`, its `elif`s and its `else`."""
-    bodies, current = [], chain
-    while isinstance(current, cst.If):
-        bodies.append(current.body)
-        current = current.orelse
-    return bodies + ([current.body] if isinstance(current, cst.Else) else [])
 
 
 def _sites_under(body: cst.BaseSuite, sites: list[RunSite]) -> list[RunSite]:
