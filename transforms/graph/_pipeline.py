@@ -16,6 +16,7 @@ from transforms.graph.analysis.helpers import graph_helpers, variable_factory
 from transforms.graph.layers.keras_layers import NameAllocator
 from transforms.graph.training.metrics import check_metric_runs, reset_replacements
 from transforms.graph.training.optimizer_emulations import with_emulating_optimizers
+from transforms.graph.rnn.cell_variables import with_cell_variable_functions
 from transforms.graph.sessions.configs import CONFIG_GONE, session_config_replacements
 from transforms.graph.sessions.reinit import check_initializer_runs
 from transforms.graph.sessions.later_sessions import (REINITIALISED, check_later_sessions, reinitialisation_code,
@@ -62,7 +63,7 @@ class GraphProgram(GraphResolver):
         functions = planner.plan(runs)
         check_later_sessions(functions, reopening, scanner.checkpoints, starts, block, self)
         regularization_aliases(block, scanner, functions)
-        block.graph_code_replacements.update(variable_iteration_replacements(block, scanner))
+        block.graph_code_replacements.update(variable_iteration_replacements(block, scanner, functions))
         deferred_lists = defer_layer_variable_lists(block, scanner)
         self._gather(functions)
         check_placement(functions, self)
@@ -98,6 +99,7 @@ class GraphProgram(GraphResolver):
         new_statements = assemble(block, definitions, rewriter.replacements, 2 if self.owner is self.module else 1)
         module = finish_module(self, new_statements, rewriter.replacements)
         module = with_emulating_optimizers(self, module, scanner.state.training.emulated)
+        module = with_cell_variable_functions(module, scanner.cell_variable_functions)
         module = checkpoints.finish(module) if checkpoints else module
         run_sites = [(site.call, f.name) for f in functions for site in f.sites]
         for site in reopening:
