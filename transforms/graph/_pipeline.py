@@ -11,6 +11,7 @@ from transforms.graph.sessions.callsites import CallSiteRewriter
 from transforms.graph.outputs.checkpoint_code import CheckpointCode
 from transforms.graph.analysis.checks import (check_batch_norm, check_bindings, check_captures, check_feed_dicts,
                                               check_helpers, check_placement, check_run_captures)
+from transforms.graph.writing.constant_conds import cond_calls
 from transforms.graph.writing.step_functions import FunctionWriter
 from transforms.graph.analysis.helpers import graph_helpers, variable_factory
 from transforms.graph.layers.keras_layers import NameAllocator
@@ -33,7 +34,8 @@ from transforms.graph.sessions.sessions import (check_session_uses, default_sess
 from transforms.common.syntax import Refusal, load_names, unwrapped_block, walk
 from transforms.graph.layers.regularization import regularization_aliases
 from transforms.graph.layers.variable_lists import (defer_layer_variable_lists, fetched_variables,
-                                                    variable_iteration_replacements, variable_list_replacements)
+                                                    objects_built_at_first_call, variable_iteration_replacements,
+                                                    variable_list_replacements)
 
 
 class GraphProgram(GraphResolver):
@@ -72,7 +74,8 @@ class GraphProgram(GraphResolver):
         check_batch_norm(functions, scanner.layer_uses)
         rewriter = CallSiteRewriter(self)
         rewriter.choose_returns(functions)
-        writer = FunctionWriter(block, scanner.layer_uses, names)
+        conds = cond_calls(self, [item.node for item in block.items if not item.keeps_original])
+        writer = FunctionWriter(block, scanner.layer_uses, names, conds, objects_built_at_first_call(block, scanner))
         definitions: dict[int, list[cst.FunctionDef]] = {}
         order = sorted(functions, key=lambda f: (f.insert_at, min(self.line(s.call) for s in f.sites)))
         trainables = {id(function): planner.trainable(function) for function in order}

@@ -77,17 +77,25 @@ def variable_iteration_replacements(block, scanner, functions: list) -> dict:
         return {}
     layers = _layer_variables(block, scanner, cells=True)
     listed = _lister(block, scanner, [call for _, call, _ in iterations.values()], in_graph_code=True, layers=layers)
-    built_later = set(block.layer_objects) | {instance for helper in scanner.module_helpers.values()
-                                              if helper.built_at_first_call for instance in helper.instances.values()}
+    built_later = objects_built_at_first_call(block, scanner)
 
     def iterating(node: cst.CSTNode, call: cst.Call, selects: Selects | None):
-        text = listed(call, selects)
-        _check_built_before(block, scanner, functions, node, call, {name.value for name in load_names(
-            cst.parse_expression(text))} & built_later)
-        return lambda updated: updated.with_changes(
-            for_in=updated.for_in.with_changes(iter=cst.parse_expression(text), ifs=[]))
+        variables = cst.parse_expression(listed(call, selects))
+        _check_built_before(block, scanner, functions, node, call,
+                            {name.value for name in load_names(variables)} & built_later)
+        return lambda updated: updated.with_changes(for_in=updated.for_in.with_changes(iter=variables, ifs=[]))
 
     return {key: iterating(node, call, selects) for key, (node, call, selects) in iterations.items()}
+
+
+def objects_built_at_first_call(block, scanner) -> set[str]:
+    """The Keras layers and converted helpers' modules of the block that make their weights when first called."""
+    return set(block.layer_objects) | _helper_modules_built_at_first_call(scanner)
+
+
+def _helper_modules_built_at_first_call(scanner) -> set[str]:
+    return {instance for helper in scanner.module_helpers.values() if helper.built_at_first_call
+            for instance in helper.instances.values()}
 
 
 def _check_built_before(block, scanner, functions: list, node: cst.CSTNode, call: cst.Call, objects: set[str]) -> None:
@@ -117,8 +125,7 @@ def defer_layer_variable_lists(block, scanner) -> dict:
     if not any(isinstance(train_op.var_list, cst.Name) for train_op in block.train_ops.values()):
         return {}
     layers = _layer_variables(block, scanner)
-    built_at_first_call = {instance for helper in scanner.module_helpers.values() if helper.built_at_first_call
-                           for instance in helper.instances.values()}
+    built_at_first_call = _helper_modules_built_at_first_call(scanner)
     if not any(layers.values()) and not built_at_first_call:
         return {}
     module = scanner.resolver.module

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import libcst as cst
 
 from transforms.common.imports import position_after_imports
-from transforms.common.inserted_code import after_blank_lines, insert_definitions, parsed_definitions
+from transforms.common.inserted_code import (after_blank_lines, insert_definitions, parsed_definitions,
+                                             top_level_definitions)
 from transforms.common.syntax import Refusal, string_value
 from transforms.graph.layers.keras_layers import LayerUse
 
@@ -119,7 +120,7 @@ def with_cell_variable_functions(module: cst.Module, used: set[str]) -> cst.Modu
     """`module` with the functions of `used` defined after its imports (they read `tf` when called)."""
     if not used:
         return module
-    taken = {statement.name.value for statement in module.body if isinstance(statement, cst.FunctionDef)} & used
+    taken = top_level_definitions(module) & used
     if taken:
         raise Refusal(None, f"the file already defines {', '.join(sorted(taken))}, a function the conversion writes")
     definitions = [after_blank_lines(statement) for statement in parsed_definitions([SOURCES[name] for name in sorted(used)])]
