@@ -74,7 +74,8 @@ class GraphProgram(GraphResolver):
         check_batch_norm(functions, scanner.layer_uses)
         rewriter = CallSiteRewriter(self)
         rewriter.choose_returns(functions)
-        conds = cond_calls(self, [item.node for item in block.items if not item.keeps_original])
+        conds = cond_calls(self, [*(item.node for item in block.items if not item.keeps_original),
+                                  *block.helpers.values()])
         writer = FunctionWriter(block, scanner.layer_uses, names, conds, objects_built_at_first_call(block, scanner))
         definitions: dict[int, list[cst.FunctionDef]] = {}
         order = sorted(functions, key=lambda f: (f.insert_at, min(self.line(s.call) for s in f.sites)))

@@ -35,6 +35,8 @@ class FunctionWriter:
         self.conds = conds  # tf.cond calls of graph code on a plain name (constant_conds.py)
         self.built_at_first_call = built_at_first_call  # layers and modules making weights at their first call
         self._layer_calls = {id(use.call) for uses in layer_uses.values() for use in uses}
+        self._cond_parameters = {name: _cond_predicate_parameters(definition, conds)
+                                 for name, definition in block.helpers.items()}
         self.train_op_values: dict[str, str] = {}  # train ops that evaluate to their loss -> its name
 
     def write(self, function: StepFunction, trainable: list[str]) -> cst.FunctionDef:
@@ -84,12 +86,28 @@ class FunctionWriter:
         for use in self.layer_uses.get(index, []):
             replacements[id(use.call)] = layer_call(use)
         replacements.update(_constant_replacements(item.node, {**constants, **item.renames}))
+        replacements.update(self._constants_given_to_helpers(item.node, constants))
         replacements.update({key: (lambda _, text=text: cst.parse_expression(text))
                              for key, text in self.block.member_aliases.items()})
         replacements.update(self.block.graph_code_replacements)
         replacements.update(self._resolved_conds(item.node, constants))
         body = replace_nodes(item.body or item.node, replacements)
         return body.with_changes(leading_lines=[*item.leading, *body.leading_lines])
+
+    def _constants_given_to_helpers(self, node: cst.CSTNode, constants: dict[str, str]) -> dict:
+        """A placeholder fed one literal and passed to a function of the program that makes it the
+        predicate of a `tf.cond` stays a tensor there, of the placeholder's dtype, as in TF1: TF2's cond
+        refuses a Python bool. Elsewhere (a Keras layer's `training=`) the literal serves."""
+        replacements = {}
+        for call in calls_under(node):
+            predicates = self._cond_parameters.get(call.func.value) if isinstance(call.func, cst.Name) else None
+            if not predicates:
+                continue
+            for parameter, value in _parameters_given(call, self.block.helpers[call.func.value]):
+                if parameter in predicates and isinstance(value, cst.Name) and value.value in constants:
+                    text = f"tf.constant({constants[value.value]}, {self.block.placeholders[value.value].dtype})"
+                    replacements[id(value)] = lambda _, text=text: cst.parse_expression(text)
+        return replacements
 
     def _resolved_conds(self, node: cst.CSTNode, constants: dict[str, str]) -> dict:
         """The conds of `node` on a placeholder fed one literal bool, reduced to the branch it takes."""
@@ -287,6 +305,28 @@ def layer_call(use: LayerUse):
             return code(updated.args[index].value) if index is not None else code(original)
         return cst.parse_expression(use.call_code(render))
     return make
+
+
+def _cond_predicate_parameters(definition: cst.FunctionDef, conds: list[cst.Call]) -> set[str]:
+    """The parameters of `definition` that a `tf.cond` in it takes as its predicate."""
+    inside = {id(call) for call in calls_under(definition)}
+    parameters = {param.name.value for param in [*definition.params.posonly_params, *definition.params.params,
+                                                 *definition.params.kwonly_params]}
+    return {predicate_name(call) for call in conds if id(call) in inside} & parameters
+
+
+def _parameters_given(call: cst.Call, definition: cst.FunctionDef) -> list[tuple[str, cst.BaseExpression]]:
+    """(parameter, argument) for the plain arguments of `call` to `definition`."""
+    positional = [param.name.value for param in [*definition.params.posonly_params, *definition.params.params]]
+    given = []
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            break
+        if arg.keyword is not None:
+            given.append((arg.keyword.value, arg.value))
+        elif index < len(positional):
+            given.append((positional[index], arg.value))
+    return given
 
 
 def _kept(bodies) -> list[cst.BaseStatement]:
