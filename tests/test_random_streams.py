@@ -50,6 +50,27 @@ def test_moved_and_renamed_lines_map_back_to_their_legacy_line():
     assert 4 not in lines and 5 not in lines  # `@tf.function` and `def step(...)` are new
 
 
+def test_a_cond_reduced_to_its_branch_maps_back_to_the_cond_line():
+    legacy = textwrap.dedent("""\
+        hidden = dense(x, 24)
+        hidden = tf.cond(is_train, lambda: tf.nn.dropout(hidden, keep_prob=0.8), lambda: hidden)
+        logits = dense(hidden, 3)
+    """)
+    migrated = textwrap.dedent("""\
+        def train_step(x):
+            hidden = hidden_module(x)
+            hidden = tf.nn.dropout(hidden, rate=1 - 0.8)
+            logits = logits_module(hidden)
+    """)
+    assert migrated_to_legacy_lines(legacy, migrated) == {3: 2}
+
+
+def test_a_line_part_of_several_legacy_lines_is_not_mapped():
+    legacy = "h = tf.cond(t, lambda: tf.nn.dropout(h, 0.8), lambda: h)\nh = g(tf.nn.dropout(h, 0.5))\n"
+    migrated = "@tf.function\ndef step():\n    h = tf.nn.dropout(h, rate=0.2)\n"
+    assert migrated_to_legacy_lines(legacy, migrated) == {}
+
+
 def test_ambiguous_moved_lines_are_not_mapped():
     legacy = "a = f(x)\nb = 1\na = f(x)\n"
     migrated = "def g():\n    a = f(x)\n"

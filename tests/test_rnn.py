@@ -116,6 +116,7 @@ def test_stacked_layer_maps_to_its_multi_rnn_cell_scope():
     ("rnn_bidirectional_lengths.py", {"biGRU/forward_fw/gru_cell/kernel", "biGRU/bw/gru_cell/kernel"}),
     ("rnn_stacked_lstm.py", {"rnn_multi_rnn_cell_0/lstm_cell/kernel", "rnn_multi_rnn_cell_1/lstm_cell/recurrent_kernel",
                              "rnn_multi_rnn_cell_2/gru_cell/bias"}),
+    ("rnn_stacked_l2_penalty.py", {"rnn_multi_rnn_cell_0/lstm_cell/bias", "rnn_multi_rnn_cell_1/lstm_cell/kernel"}),
 ])
 def test_rnn_examples_are_equivalent_under_the_harness(name, converted_names, tmp_path: Path):
     report = tmp_path / "report.json"
@@ -127,3 +128,31 @@ def test_rnn_examples_are_equivalent_under_the_harness(name, converted_names, tm
     assert program["verdict"] == "equivalent" and program["migration"]["level"] == "tf2"
     converted = {pair["migrated"] for pair in program["alignment"]["pairs"] if "RNN cell layout" in pair["how"]}
     assert converted_names <= converted
+
+
+@pytest.mark.parametrize("keras_layer, keras_cell, legacy", [
+    ("LSTM", "lstm_cell", {"rnn/lstm_cell/kernel": (INPUTS + UNITS, 4 * UNITS), "rnn/lstm_cell/bias": (4 * UNITS,)}),
+    ("GRU", "gru_cell", {"rnn/gru_cell/gates/kernel": (INPUTS + UNITS, 2 * UNITS), "rnn/gru_cell/gates/bias": (2 * UNITS,),
+                         "rnn/gru_cell/candidate/kernel": (INPUTS + UNITS, UNITS),
+                         "rnn/gru_cell/candidate/bias": (UNITS,)}),
+    ("SimpleRNN", "simple_rnn_cell", {"rnn/basic_rnn_cell/kernel": (INPUTS + UNITS, UNITS),
+                                      "rnn/basic_rnn_cell/bias": (UNITS,)}),
+])
+def test_written_cell_variable_functions_give_back_the_tf1_variables(keras_layer, keras_cell, legacy):
+    """What a converted graph-code `[... for v in tf.trainable_variables()]` iterates for an RNN layer
+    (transforms/graph/rnn/cell_variables.py) is the inverse of the harness's TF1 -> Keras layout."""
+    import tensorflow as tf
+
+    from transforms.graph.rnn.cell_variables import _CELLS, SOURCES
+
+    arrays = {name: RNG.randn(*shape).astype(np.float32) for name, shape in legacy.items()}
+    options = {"reset_after": False} if keras_layer == "GRU" else {}
+    layer = getattr(tf.keras.layers, keras_layer)(UNITS, **options)
+    layer.build((None, 2, INPUTS))
+    for part, value in convert(keras_cell, arrays).items():
+        getattr(layer.cell, part).assign(value)
+    function = _CELLS[keras_layer][0]
+    namespace = {"tf": tf}
+    exec(SOURCES[function], namespace)
+    for computed, expected in zip(namespace[function](layer), arrays.values(), strict=True):
+        np.testing.assert_allclose(computed.numpy(), expected, rtol=0, atol=1e-6)

@@ -67,10 +67,34 @@ def _assigned_call(line):
     return (_words(match.group(1)), _words(match.group(2))) if match else ()
 
 
+_CALLED = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
+
+
+def _assignment_calls(line):
+    """What a line assigns, and every name it calls: `h = tf.cond(t, lambda: tf.nn.dropout(h, 0.8), ...)`
+    assigns h and calls cond and nn.dropout."""
+    match = _ASSIGNED_CALL.match(line)
+    if not match:
+        return None
+    return _words(match.group(1)), frozenset(_words(name) for name in _CALLED.findall(line[match.end(1):]))
+
+
+def _part_of_one(migrated_line, legacy_lines):
+    """The one legacy line that assigns what `migrated_line` assigns and makes every call it makes
+    (a TF1 cond that became the branch it takes), or None."""
+    migrated = _assignment_calls(migrated_line)
+    if migrated is None:
+        return None
+    candidates = [number for number, line in enumerate(legacy_lines, 1)
+                  for legacy in [_assignment_calls(line)]
+                  if legacy is not None and legacy[0] == migrated[0] and migrated[1] <= legacy[1]]
+    return candidates[0] if len(candidates) == 1 else None
+
+
 def migrated_to_legacy_lines(legacy_source, migrated_source):
     """Migrated line -> legacy line: the line diff's pairs, then lines moved elsewhere (into a
     function, say) that match exactly one legacy line by their words, or else by what they assign
-    and call."""
+    and call, or else are part of one legacy line (a cond reduced to its branch)."""
     mapping = dict((new, old) for old, new in line_map(legacy_source, migrated_source).items())
     legacy_lines, migrated_lines = legacy_source.splitlines(), migrated_source.splitlines()
     for signature in (_words, _assigned_call):
@@ -82,6 +106,11 @@ def migrated_to_legacy_lines(legacy_source, migrated_source):
             candidates = legacy_by_signature.get(key, ())
             if number not in mapping and key and len(candidates) == 1:
                 mapping[number] = candidates[0]
+    for number, line in enumerate(migrated_lines, 1):
+        if number not in mapping:
+            legacy = _part_of_one(line, legacy_lines)
+            if legacy is not None:
+                mapping[number] = legacy
     return mapping
 
 

@@ -4,6 +4,11 @@ from __future__ import annotations
 import libcst as cst
 
 
+def top_level_definitions(module: cst.Module) -> set[str]:
+    """The names of the module's top-level functions and classes, which written code must not take."""
+    return {statement.name.value for statement in module.body if isinstance(statement, (cst.ClassDef, cst.FunctionDef))}
+
+
 def after_blank_lines(statement: cst.BaseStatement) -> cst.BaseStatement:
     """`statement` with the two blank lines PEP 8 puts around top-level functions before it."""
     lines = list(statement.leading_lines)

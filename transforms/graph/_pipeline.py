@@ -11,11 +11,13 @@ from transforms.graph.sessions.callsites import CallSiteRewriter
 from transforms.graph.outputs.checkpoint_code import CheckpointCode
 from transforms.graph.analysis.checks import (check_batch_norm, check_bindings, check_captures, check_feed_dicts,
                                               check_helpers, check_placement, check_run_captures)
+from transforms.graph.writing.constant_conds import cond_calls
 from transforms.graph.writing.step_functions import FunctionWriter
 from transforms.graph.analysis.helpers import graph_helpers, variable_factory
 from transforms.graph.layers.keras_layers import NameAllocator
 from transforms.graph.training.metrics import check_metric_runs, reset_replacements
 from transforms.graph.training.optimizer_emulations import with_emulating_optimizers
+from transforms.graph.rnn.cell_variables import with_cell_variable_functions
 from transforms.graph.sessions.configs import CONFIG_GONE, session_config_replacements
 from transforms.graph.sessions.reinit import check_initializer_runs
 from transforms.graph.sessions.later_sessions import (REINITIALISED, check_later_sessions, reinitialisation_code,
@@ -32,7 +34,8 @@ from transforms.graph.sessions.sessions import (check_session_uses, default_sess
 from transforms.common.syntax import Refusal, load_names, unwrapped_block, walk
 from transforms.graph.layers.regularization import regularization_aliases
 from transforms.graph.layers.variable_lists import (defer_layer_variable_lists, fetched_variables,
-                                                    variable_iteration_replacements, variable_list_replacements)
+                                                    objects_built_at_first_call, variable_iteration_replacements,
+                                                    variable_list_replacements)
 
 
 class GraphProgram(GraphResolver):
@@ -62,7 +65,7 @@ class GraphProgram(GraphResolver):
         functions = planner.plan(runs)
         check_later_sessions(functions, reopening, scanner.checkpoints, starts, block, self)
         regularization_aliases(block, scanner, functions)
-        block.graph_code_replacements.update(variable_iteration_replacements(block, scanner))
+        block.graph_code_replacements.update(variable_iteration_replacements(block, scanner, functions))
         deferred_lists = defer_layer_variable_lists(block, scanner)
         self._gather(functions)
         check_placement(functions, self)
@@ -71,7 +74,9 @@ class GraphProgram(GraphResolver):
         check_batch_norm(functions, scanner.layer_uses)
         rewriter = CallSiteRewriter(self)
         rewriter.choose_returns(functions)
-        writer = FunctionWriter(block, scanner.layer_uses, names)
+        conds = cond_calls(self, [*(item.node for item in block.items if not item.keeps_original),
+                                  *block.helpers.values()])
+        writer = FunctionWriter(block, scanner.layer_uses, names, conds, objects_built_at_first_call(block, scanner))
         definitions: dict[int, list[cst.FunctionDef]] = {}
         order = sorted(functions, key=lambda f: (f.insert_at, min(self.line(s.call) for s in f.sites)))
         trainables = {id(function): planner.trainable(function) for function in order}
@@ -98,6 +103,7 @@ class GraphProgram(GraphResolver):
         new_statements = assemble(block, definitions, rewriter.replacements, 2 if self.owner is self.module else 1)
         module = finish_module(self, new_statements, rewriter.replacements)
         module = with_emulating_optimizers(self, module, scanner.state.training.emulated)
+        module = with_cell_variable_functions(module, scanner.cell_variable_functions)
         module = checkpoints.finish(module) if checkpoints else module
         run_sites = [(site.call, f.name) for f in functions for site in f.sites]
         for site in reopening:

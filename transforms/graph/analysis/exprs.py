@@ -247,6 +247,8 @@ class ExprAnalyzer(SiteRecognizer):
             self._visit(child, inner)
         if self._calls_initializer(func):
             facts.builds_ops = True  # a random tensor (a variable's initial value; graph code refuses it)
+        elif self.resolver.is_builtin(func, "sum") and (inner.reads or inner.builds_ops):
+            facts.builds_ops = True  # `0 + t1 + t2 ...`: the same Add ops in a TF2 function as in TF1's graph
         elif inner.reads or inner.builds_ops:
             raise Refusal(node, f"graph values flow into '{code(func)}', which is not a TensorFlow op")
         _merge(facts, inner)

@@ -27,6 +27,10 @@ class GraphResolver:
         core = symbol_table().contrib_reexports.get(name) if name else None
         return canonical_tf_name("tensorflow" + core[len("tf"):]) if core else name
 
+    def is_builtin(self, node: cst.CSTNode, name: str) -> bool:
+        """Whether `node` names Python's builtin `name`, not a binding of the program that shadows it."""
+        return self.transform.qualified_names(node) == {f"builtins.{name}"}
+
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.transform.get_metadata(ParentNodeProvider, node, None)
 

@@ -64,6 +64,7 @@ class GraphScanner:
         self.helper_rewrites: dict = {}  # node id -> replacement maker, in functions running RNNs
         self.module_helpers: dict[str, ModuleHelper] = {}  # functions with variables -> their tf.Module
         self.module_calls: list[cst.Call] = []
+        self.cell_variable_functions: set[str] = set()  # transforms/graph/rnn/cell_variables.py
         self.helper_uses: dict[int, set[str]] = {}
         self.block = GraphBlock([], None, [], self.kinds, {}, {}, {})
         self.analyzer.summary_names = self.block.summaries

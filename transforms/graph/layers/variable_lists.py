@@ -23,9 +23,12 @@ and loses its conditions.
 
 Keras layers make their weights at their first call, which has not happened yet where TF1 already had
 the variables. A list holding the weights of layers converted from `tf.layers` calls is therefore
-accepted only as a `minimize(var_list=...)`: the name bound to it, read nowhere else, gives way to the
-list itself in the train step, after the forward pass has built the layers (defer_layer_variable_lists;
-their TF1 names are in transforms/graph/layers/layer_variables.py).
+accepted only as a `minimize(var_list=...)`, where the name bound to it, read nowhere else, gives way to
+the list itself in the train step, after the forward pass has built the layers (defer_layer_variable_lists;
+their TF1 names are in transforms/graph/layers/layer_variables.py), and as what a comprehension of graph
+code iterates, where each step function running it must have called those layers before it. There an
+RNN layer's entries are the values of its TF1 cell's variables (transforms/graph/rnn/cell_variables.py),
+and Python's `sum` may add up what the comprehension makes, as it does in TF1.
 
 Refused: a scope that is not a plain string literal, the call elsewhere in graph code or in a session
 run (it would be a tensor list there), outside the graph block, and Keras layers before it otherwise."""
@@ -41,6 +44,7 @@ from transforms.common.syntax import Refusal, bind_arguments, code, load_names, 
 from transforms.graph.analysis.model import Kind
 from transforms.graph.layers.keras_layers import LayerUse
 from transforms.graph.layers.layer_variables import LayerVariables, layer_variables, scopes_in_function
+from transforms.graph.rnn.cell_variables import CellVariables, cell_variables
 
 _TF1_NAME = re.compile(r'name=(["\'])([^"\']+)\1')
 
@@ -62,19 +66,52 @@ def variable_list_replacements(block, scanner) -> dict:
     return replacements
 
 
-def variable_iteration_replacements(block, scanner) -> dict:
+def variable_iteration_replacements(block, scanner, functions: list) -> dict:
     """Replacements for comprehensions iterating `tf.trainable_variables()`, in graph code as in plain
-    Python: each iterates the variables TF1's names selected, without its conditions."""
+    Python: each iterates the variables TF1's names selected, without its conditions. In graph code
+    the weights of Keras layers are listed too (an RNN's as the values of its TF1 variables,
+    rnn/cell_variables.py), where every step function running the comprehension has called those
+    layers before it."""
     iterations = scanner.analyzer.variable_iterations
     if not iterations:
         return {}
-    listed = _lister(block, scanner, [call for _, call, _ in iterations.values()], in_graph_code=True)
+    layers = _layer_variables(block, scanner, cells=True)
+    listed = _lister(block, scanner, [call for _, call, _ in iterations.values()], in_graph_code=True, layers=layers)
+    built_later = objects_built_at_first_call(block, scanner)
 
-    def iterating(text: str):
-        return lambda updated: updated.with_changes(
-            for_in=updated.for_in.with_changes(iter=cst.parse_expression(text), ifs=[]))
+    def iterating(node: cst.CSTNode, call: cst.Call, selects: Selects | None):
+        variables = cst.parse_expression(listed(call, selects))
+        _check_built_before(block, scanner, functions, node, call,
+                            {name.value for name in load_names(variables)} & built_later)
+        return lambda updated: updated.with_changes(for_in=updated.for_in.with_changes(iter=variables, ifs=[]))
 
-    return {key: iterating(listed(call, selects)) for key, (_, call, selects) in iterations.items()}
+    return {key: iterating(node, call, selects) for key, (node, call, selects) in iterations.items()}
+
+
+def objects_built_at_first_call(block, scanner) -> set[str]:
+    """The Keras layers and converted helpers' modules of the block that make their weights when first called."""
+    return set(block.layer_objects) | _helper_modules_built_at_first_call(scanner)
+
+
+def _helper_modules_built_at_first_call(scanner) -> set[str]:
+    return {instance for helper in scanner.module_helpers.values() if helper.built_at_first_call
+            for instance in helper.instances.values()}
+
+
+def _check_built_before(block, scanner, functions: list, node: cst.CSTNode, call: cst.Call, objects: set[str]) -> None:
+    """Refuses a comprehension listing the weights of `objects` in a step function that has not called
+    them before it: Keras makes a layer's weights at its first call."""
+    index = next((item.index for item in block.items if any(child is node for child in walk(item.node))), None)
+    for function in functions:
+        if index not in function.items:
+            continue
+        called = {layer for j in function.items if j < index for layer in block.items[j].layers}
+        missing = sorted(objects - called)
+        if missing:
+            made = next((item.node for item in block.items if missing[0] in item.layers), None)
+            where = f"the layer made on line {scanner.analyzer.resolver.line(made)}" if made is not None else f"'{missing[0]}'"
+            raise Refusal(call, f"tf.trainable_variables() in graph code lists the weights of {where}, which "
+                                f"{function.name} does not call before it (Keras makes them at the first call)")
 
 
 def defer_layer_variable_lists(block, scanner) -> dict:
@@ -88,8 +125,7 @@ def defer_layer_variable_lists(block, scanner) -> dict:
     if not any(isinstance(train_op.var_list, cst.Name) for train_op in block.train_ops.values()):
         return {}
     layers = _layer_variables(block, scanner)
-    built_at_first_call = {instance for helper in scanner.module_helpers.values() if helper.built_at_first_call
-                           for instance in helper.instances.values()}
+    built_at_first_call = _helper_modules_built_at_first_call(scanner)
     if not any(layers.values()) and not built_at_first_call:
         return {}
     module = scanner.resolver.module
@@ -162,8 +198,9 @@ def _bound_names(node: cst.CSTNode) -> Iterator[str]:
             yield from (name.value for name in walk(child.target) if isinstance(name, cst.Name))
 
 
-def _layer_variables(block, scanner) -> dict[str, LayerVariables | None]:
-    """Layer object -> its TF1 variables (None for layers whose names are not modelled)."""
+def _layer_variables(block, scanner, cells: bool = False) -> dict[str, LayerVariables | CellVariables | None]:
+    """Layer object -> its TF1 variables (None for layers whose names are not modelled); with `cells`,
+    an RNN layer's are the values of its cell's TF1 variables (for graph code only)."""
     analyzer = scanner.analyzer
     placed: dict[str, tuple[LayerUse, int]] = {}
     for index, uses in scanner.layer_uses.items():
@@ -186,6 +223,8 @@ def _layer_variables(block, scanner) -> dict[str, LayerVariables | None]:
             inner = scopes_in_function(helper, use.call, analyzer)
             scope = None if inner is None else scope + inner
         found[layer] = layer_variables(use, analyzer, scope)
+        if found[layer] is None and cells:
+            found[layer] = cell_variables(use, scope, scanner.cell_variable_functions)
     return found
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 
 from transforms.common.imports import position_after_imports
-from transforms.common.inserted_code import after_blank_lines, insert_definitions, parsed_definitions
+from transforms.common.inserted_code import (after_blank_lines, insert_definitions, parsed_definitions,
+                                             top_level_definitions)
 from transforms.common.syntax import Refusal, walk
 from transforms.graph.training.tf1_optimizer_classes import BASE_CLASS, CLASSES, class_sources
 
@@ -15,7 +16,7 @@ def with_emulating_optimizers(program, module: cst.Module, emulated: dict[str, t
     if not emulated:
         return module
     classes = [name for _, _, name in emulated.values()]
-    taken = _top_level_names(module) & {BASE_CLASS, *classes}
+    taken = top_level_definitions(module) & {BASE_CLASS, *classes}
     if taken:
         call = next(iter(emulated.values()))[0]
         raise Refusal(call, f"the file already defines {', '.join(sorted(taken))}, the name of an optimizer "
@@ -43,7 +44,3 @@ def _binds_tf(node: cst.CSTNode) -> bool:
         return False
     return any((alias.asname.name.value if alias.asname else alias.name.value) == "tf"
                for alias in node.names if isinstance(alias.asname.name if alias.asname else alias.name, cst.Name))
-
-
-def _top_level_names(module: cst.Module) -> set[str]:
-    return {statement.name.value for statement in module.body if isinstance(statement, (cst.ClassDef, cst.FunctionDef))}

@@ -19,17 +19,24 @@ from transforms.graph.analysis.model import GraphBlock, Kind
 from transforms.graph.writing.plan import StepFunction
 from transforms.graph.analysis.listed_names import block_definition, listed_names
 from transforms.graph.sessions.runs import Fetch
-from transforms.common.syntax import Refusal, code, load_names, replace_nodes, statement
+from transforms.graph.writing.constant_conds import is_self_assignment, predicate_name, resolved_cond
+from transforms.common.syntax import Refusal, calls_under, code, load_names, replace_nodes, statement
 
 _OPTIONS = "autograph=False"
 _LINE_LENGTH = 100
 
 
 class FunctionWriter:
-    def __init__(self, block: GraphBlock, layer_uses: dict[int, list[LayerUse]], local_names) -> None:
+    def __init__(self, block: GraphBlock, layer_uses: dict[int, list[LayerUse]], local_names,
+                 conds: list[cst.Call], built_at_first_call: set[str]) -> None:
         self.block = block
         self.layer_uses = layer_uses
         self.local_names = local_names  # NameAllocator for tape / variables / gradients
+        self.conds = conds  # tf.cond calls of graph code on a plain name (constant_conds.py)
+        self.built_at_first_call = built_at_first_call  # layers and modules making weights at their first call
+        self._layer_calls = {id(use.call) for uses in layer_uses.values() for use in uses}
+        self._cond_parameters = {name: _cond_predicate_parameters(definition, conds)
+                                 for name, definition in block.helpers.items()}
         self.train_op_values: dict[str, str] = {}  # train ops that evaluate to their loss -> its name
 
     def write(self, function: StepFunction, trainable: list[str]) -> cst.FunctionDef:
@@ -37,16 +44,16 @@ class FunctionWriter:
         bodies = [self._body(index, constants) for index in function.items]
         statements: list[cst.BaseStatement] = []
         if function.train_op and function.train_op.fed_gradients is not None:
-            statements += bodies + self._fed_gradients_step(function.train_op, constants)
+            statements += _kept(bodies) + self._fed_gradients_step(function.train_op, constants)
         elif function.train_op:
             last_tape = max(function.tape_items)
             first = set(function.before_tape)
-            statements += [b for i, b in zip(function.items, bodies) if i in first]
-            inside = [b for i, b in zip(function.items, bodies) if i <= last_tape and i not in first]
-            after = [b for i, b in zip(function.items, bodies) if i > last_tape and i not in first]
+            statements += _kept(b for i, b in zip(function.items, bodies) if i in first)
+            inside = _kept(b for i, b in zip(function.items, bodies) if i <= last_tape and i not in first)
+            after = _kept(b for i, b in zip(function.items, bodies) if i > last_tape and i not in first)
             statements += self._train_step(function, inside, after, trainable, constants)
         else:
-            statements += bodies
+            statements += _kept(bodies)
         returned = self._returned(function.returned, {**constants, **self.block.aliases})
         if returned is not None:
             statements.append(statement(f"return {returned}"))
@@ -79,11 +86,43 @@ class FunctionWriter:
         for use in self.layer_uses.get(index, []):
             replacements[id(use.call)] = layer_call(use)
         replacements.update(_constant_replacements(item.node, {**constants, **item.renames}))
+        replacements.update(self._constants_given_to_helpers(item.node, constants))
         replacements.update({key: (lambda _, text=text: cst.parse_expression(text))
                              for key, text in self.block.member_aliases.items()})
         replacements.update(self.block.graph_code_replacements)
+        replacements.update(self._resolved_conds(item.node, constants))
         body = replace_nodes(item.body or item.node, replacements)
         return body.with_changes(leading_lines=[*item.leading, *body.leading_lines])
+
+    def _constants_given_to_helpers(self, node: cst.CSTNode, constants: dict[str, str]) -> dict:
+        """A placeholder fed one literal and passed to a function of the program that makes it the
+        predicate of a `tf.cond` stays a tensor there, of the placeholder's dtype, as in TF1: TF2's cond
+        refuses a Python bool. Elsewhere (a Keras layer's `training=`) the literal serves."""
+        replacements = {}
+        for call in calls_under(node):
+            predicates = self._cond_parameters.get(call.func.value) if isinstance(call.func, cst.Name) else None
+            if not predicates:
+                continue
+            for parameter, value in _parameters_given(call, self.block.helpers[call.func.value]):
+                if parameter in predicates and isinstance(value, cst.Name) and value.value in constants:
+                    text = f"tf.constant({constants[value.value]}, {self.block.placeholders[value.value].dtype})"
+                    replacements[id(value)] = lambda _, text=text: cst.parse_expression(text)
+        return replacements
+
+    def _resolved_conds(self, node: cst.CSTNode, constants: dict[str, str]) -> dict:
+        """The conds of `node` on a placeholder fed one literal bool, reduced to the branch it takes."""
+        replacements = {}
+        for call in self.conds:
+            value = constants.get(predicate_name(call))
+            if value in ("True", "False") and any(call is child for child in calls_under(node)):
+                make = resolved_cond(call, value == "True", self._creates_state)
+                if make is not None:
+                    replacements[id(call)] = make
+        return replacements
+
+    def _creates_state(self, call: cst.Call) -> bool:
+        return id(call) in self._layer_calls or (
+            isinstance(call.func, cst.Name) and call.func.value in self.built_at_first_call)
 
     def _train_step(self, function, inside, after, trainable, constants) -> list[cst.BaseStatement]:
         train_op = function.train_op
@@ -266,6 +305,33 @@ def layer_call(use: LayerUse):
             return code(updated.args[index].value) if index is not None else code(original)
         return cst.parse_expression(use.call_code(render))
     return make
+
+
+def _cond_predicate_parameters(definition: cst.FunctionDef, conds: list[cst.Call]) -> set[str]:
+    """The parameters of `definition` that a `tf.cond` in it takes as its predicate."""
+    inside = {id(call) for call in calls_under(definition)}
+    parameters = {param.name.value for param in [*definition.params.posonly_params, *definition.params.params,
+                                                 *definition.params.kwonly_params]}
+    return {predicate_name(call) for call in conds if id(call) in inside} & parameters
+
+
+def _parameters_given(call: cst.Call, definition: cst.FunctionDef) -> list[tuple[str, cst.BaseExpression]]:
+    """(parameter, argument) for the plain arguments of `call` to `definition`."""
+    positional = [param.name.value for param in [*definition.params.posonly_params, *definition.params.params]]
+    given = []
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            break
+        if arg.keyword is not None:
+            given.append((arg.keyword.value, arg.value))
+        elif index < len(positional):
+            given.append((positional[index], arg.value))
+    return given
+
+
+def _kept(bodies) -> list[cst.BaseStatement]:
+    """The statements written, less the self-assignments a resolved cond leaves (`hidden = hidden`)."""
+    return [body for body in bodies if not is_self_assignment(body)]
 
 
 def _constant_replacements(node: cst.CSTNode, constants: dict[str, str]) -> dict:

@@ -1,11 +1,13 @@
 """A training function in the style of the TF1 tutorials and of research code such as GAT: the whole
 program inside `with tf.Graph().as_default():`, its inputs under a name scope, layers made by a helper
 of the file with `tf.get_variable` in variable scopes, dropout switched by a boolean placeholder
-through `tf.cond`, Momentum with L2 weight decay, and a validation pass after each epoch.
+through `tf.cond`, Momentum with L2 weight decay over `tf.trainable_variables()`, and a validation
+pass after each epoch.
 
-The layer helper is outside what TFM201 models, so the graph stays TF1 code, wrapped once by
-`tf.compat.v1.wrap_function` (TFM203); the graph context goes, since the wrapped graph is a graph of
-its own.
+The helper becomes a tf.Module, the decay lists its weights, and each run site a step function. The
+training run always feeds `is_train: True` and the validation run `False`, so each step function holds
+the branch its run took: dropout in `train_step`, none in the validation function. Until 2026-12-02
+TFM201 refused the file and TFM203 wrapped the graph (it was `wrapped_graph_context.py`).
 """
 import numpy as np
 import tensorflow as tf
