@@ -100,7 +100,9 @@ class GraphProgram(GraphResolver):
         rewriter.rewrite(functions, init_sites, scanner.session_closes, scanner.feed_dicts, names.fresh)
         self._reinitialise(reopening, block, scanner, sites, names, definitions, rewriter.replacements)
         rewriter.replacements.update(reset_replacements(block, init_sites, scanner.metrics.metrics, self))
-        new_statements = assemble(block, definitions, rewriter.replacements, 2 if self.owner is self.module else 1)
+        written = {index for function in functions for index in function.items}
+        new_statements = assemble(block, definitions, rewriter.replacements, 2 if self.owner is self.module else 1,
+                                  written)
         module = finish_module(self, new_statements, rewriter.replacements)
         module = with_emulating_optimizers(self, module, scanner.state.training.emulated)
         module = with_cell_variable_functions(module, scanner.cell_variable_functions)

@@ -1,6 +1,7 @@
 """Put the converted block back together: state where it was created, plain Python where it was (with
 its run sites rewritten), step functions just before the first statement that needs them. Comments of
-statements that vanish (placeholders, sessions, initialisers) move to the next statement kept."""
+statements that vanish (placeholders, sessions, initialisers) move to the next statement kept; those of
+graph statements moved into step functions went there with them."""
 from __future__ import annotations
 
 import libcst as cst
@@ -10,7 +11,8 @@ from transforms.common.syntax import replace_nodes
 
 
 def assemble(block: GraphBlock, functions: dict[int, list[cst.FunctionDef]], replacements: dict,
-             blank_lines: int) -> list[cst.BaseStatement]:
+             blank_lines: int, written: set[int]) -> list[cst.BaseStatement]:
+    """`written`: the indexes of the items written into step functions, which took their comments along."""
     output: list[cst.BaseStatement] = []
     carried: list[cst.EmptyLine] = []
     for item in block.items:
@@ -21,7 +23,10 @@ def assemble(block: GraphBlock, functions: dict[int, list[cst.FunctionDef]], rep
         produced = _produced(item, replacements)
         comments = carried + list(item.leading)
         if not produced:
-            carried = comments + list(getattr(item.node, "leading_lines", ()))
+            vanished = list(item.leading) + list(getattr(item.node, "leading_lines", ()))
+            if item.index in written:
+                vanished = [line for line in vanished if line.comment is None]
+            carried = carried + vanished
             continue
         first = produced[0]
         own = list(first.leading_lines)
