@@ -79,14 +79,14 @@ def _assignment_calls(line):
     return _words(match.group(1)), frozenset(_words(name) for name in _CALLED.findall(line[match.end(1):]))
 
 
-def _part_of_one(migrated_line, legacy_lines):
+def _part_of_one(migrated_line, legacy_assignments):
     """The one legacy line that assigns what `migrated_line` assigns and makes every call it makes
-    (a TF1 cond that became the branch it takes), or None."""
+    (a TF1 cond that became the branch it takes), or None. `legacy_assignments`: _assignment_calls of
+    each legacy line, in order."""
     migrated = _assignment_calls(migrated_line)
     if migrated is None:
         return None
-    candidates = [number for number, line in enumerate(legacy_lines, 1)
-                  for legacy in [_assignment_calls(line)]
+    candidates = [number for number, legacy in enumerate(legacy_assignments, 1)
                   if legacy is not None and legacy[0] == migrated[0] and migrated[1] <= legacy[1]]
     return candidates[0] if len(candidates) == 1 else None
 
@@ -106,9 +106,10 @@ def migrated_to_legacy_lines(legacy_source, migrated_source):
             candidates = legacy_by_signature.get(key, ())
             if number not in mapping and key and len(candidates) == 1:
                 mapping[number] = candidates[0]
+    legacy_assignments = [_assignment_calls(line) for line in legacy_lines]
     for number, line in enumerate(migrated_lines, 1):
         if number not in mapping:
-            legacy = _part_of_one(line, legacy_lines)
+            legacy = _part_of_one(line, legacy_assignments)
             if legacy is not None:
                 mapping[number] = legacy
     return mapping

@@ -40,7 +40,7 @@ def resolved_cond(call: cst.Call, taken: bool, creates_state) -> object | None:
     if taken_branch is None or untaken is None:
         return None
     if any(creates_state(node) for node in calls_under(untaken)):
-        return lambda updated: _on_constant(updated, taken)
+        return lambda updated: _on_constant(updated, _position(call, _argument(call, "pred")), taken)
     position = _position(call, taken_branch)
 
     def make(updated: cst.Call) -> cst.BaseExpression:
@@ -62,9 +62,11 @@ def is_self_assignment(statement: cst.BaseStatement) -> bool:
             and not any(line.comment for line in statement.leading_lines))
 
 
-def _on_constant(updated: cst.Call, taken: bool) -> cst.Call:
-    predicate = cst.parse_expression(f"tf.constant({taken})")
-    return updated.with_changes(args=[updated.args[0].with_changes(value=predicate), *updated.args[1:]])
+def _on_constant(updated: cst.Call, position: int, taken: bool) -> cst.Call:
+    """`updated` with its predicate, argument `position`, the constant tensor of `taken`."""
+    args = list(updated.args)
+    args[position] = args[position].with_changes(value=cst.parse_expression(f"tf.constant({taken})"))
+    return updated.with_changes(args=args)
 
 
 def _argument(call: cst.Call, name: str) -> cst.BaseExpression | None:

@@ -20,7 +20,8 @@ from transforms.graph.writing.plan import StepFunction
 from transforms.graph.analysis.listed_names import block_definition, listed_names
 from transforms.graph.sessions.runs import Fetch
 from transforms.graph.writing.constant_conds import is_self_assignment, predicate_name, resolved_cond
-from transforms.common.syntax import Refusal, calls_under, code, load_names, replace_nodes, statement
+from transforms.common.syntax import (Refusal, bind_arguments, calls_under, code, load_names, replace_nodes,
+                                     statement)
 
 _OPTIONS = "autograph=False"
 _LINE_LENGTH = 100
@@ -316,17 +317,14 @@ def _cond_predicate_parameters(definition: cst.FunctionDef, conds: list[cst.Call
 
 
 def _parameters_given(call: cst.Call, definition: cst.FunctionDef) -> list[tuple[str, cst.BaseExpression]]:
-    """(parameter, argument) for the plain arguments of `call` to `definition`."""
-    positional = [param.name.value for param in [*definition.params.posonly_params, *definition.params.params]]
-    given = []
-    for index, arg in enumerate(call.args):
-        if arg.star:
-            break
-        if arg.keyword is not None:
-            given.append((arg.keyword.value, arg.value))
-        elif index < len(positional):
-            given.append((positional[index], arg.value))
-    return given
+    """(parameter, argument) for the arguments of `call` to `definition`; none where they cannot be
+    bound statically (*args, unknown keywords)."""
+    params = definition.params
+    signature = [param.name.value for param in [*params.posonly_params, *params.params, *params.kwonly_params]]
+    try:
+        return list(bind_arguments(call, signature, call.func.value).items())
+    except Refusal:
+        return []
 
 
 def _kept(bodies) -> list[cst.BaseStatement]:
